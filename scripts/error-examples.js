@@ -227,7 +227,12 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
               : `${name === 'jobId' ? 'job' : 'x'}_0000000000000000000000`,
         );
       const rename = path.includes('{endpointId}') ? { description: 'renamed' } : { name: 'renamed' };
-      const payload = method === 'patch' ? rename : undefined;
+      const payload =
+        method === 'patch'
+          ? rename
+          : path.endsWith('/recover')
+            ? { since: new Date(Date.now() - 3_600_000).toISOString() }
+            : undefined;
       await record(
         `${operation.operationId}:${code}`,
         code,

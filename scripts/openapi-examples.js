@@ -21,6 +21,7 @@ import { systemClock } from '../dist/lib/clock.js';
 import { silentLog } from '../dist/logger.js';
 import { createPriceService } from '../dist/prices/index.js';
 import { WorkQueue } from '../dist/queue/queue.js';
+import { recordAccountEvent } from '../dist/webhooks/index.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { signedRequest } from '../dist/webhooks/signing.js';
 import { recordErrors } from './error-examples.js';
@@ -224,6 +225,101 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.WebhookEndpoint = await call('GET', `/webhooks/endpoints/${endpoint.id}`);
   examples.WebhookEndpointList = await call('GET', '/webhooks/endpoints');
   examples.DeleteWebhookEndpointResponse = await call('DELETE', `/webhooks/endpoints/${endpoint.id}`);
+
+  // One event of each type, recorded by the verb that records them (src/webhooks/events.ts) for an
+  // endpoint subscribed to all, with data taken from the answers above: the catalog's examples, and
+  // the endpoint's deliveries.
+  const all = await call('POST', '/webhooks/endpoints', { url: callbackUrl, eventTypes: ['*'] });
+  const accountId = examples.Account.id;
+  const aiRequestId = examples.ResolveWithAiResponse.requestId;
+  const priceJob = examples.GetPriceJobResponse;
+  const failure = { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' };
+  /** @type {Record<string, [any, any]>} */
+  const events = {
+    ResolutionCompletedEvent: [
+      'resolution.completed',
+      { requestId: aiRequestId, jobId: null, result: examples.AiRequestRecord.result },
+    ],
+    ResolutionFailedEvent: [
+      'resolution.failed',
+      {
+        requestId: aiRequestId,
+        jobId: null,
+        error: { code: 'AI_CONSENSUS_FAILED', message: 'Only 2 of 4 models gave a valid answer' },
+      },
+    ],
+    JobCompletedEvent: [
+      'job.completed',
+      {
+        jobId: priceJob.jobId,
+        type: 'price',
+        requestId: priceJob.requestId ?? examples.SchedulePriceCheckResponse.requestId,
+        result: examples.PriceResult,
+      },
+    ],
+    JobFailedEvent: [
+      'job.failed',
+      {
+        jobId: priceJob.jobId,
+        type: 'price',
+        requestId: examples.SchedulePriceCheckResponse.requestId,
+        error: failure,
+      },
+    ],
+    DepositCreditedEvent: [
+      'deposit.credited',
+      {
+        id: 'dep_7d2K9xQmP4vLr8NcY3tWfB',
+        status: 'credited',
+        token: 'USDC',
+        amount: '25.000000',
+        usdValue: '25.00',
+        rateUsd: '1.00',
+        signature: '5VfYmGBjvQKe3bZsP8nUoQ8hYxKz2Rr7cN1fT4wJ9aLmD6pXsE3gH2kW8qB5nR4tY7uI1oP9aS6dF3gH8jK2lZ',
+        slot: 312456789,
+        reference: null,
+        memo: null,
+        createdAt: later,
+        balanceUsd: '125.00',
+      },
+    ],
+    BalanceLowEvent: ['balance.low', { thresholdUsd: '5.00', balanceUsd: '4.98', accountId }],
+    BalanceDepletedEvent: ['balance.depleted', { accountId, balanceUsd: '0.00' }],
+    KeyExpiringEvent: [
+      'key.expiring',
+      {
+        keyId: examples.ApiKey?.id ?? examples.ApiKeyList.keys[0].id,
+        name: 'trading bot',
+        expiresAt: later,
+        daysLeft: 7,
+      },
+    ],
+    EndpointDisabledEvent: [
+      'endpoint.disabled',
+      {
+        endpointId: endpoint.id,
+        url: callbackUrl,
+        reason: 'failing',
+        failingSince: later,
+        failedDeliveries: 20,
+      },
+    ],
+  };
+  for (const [name, [type, data]] of Object.entries(events)) {
+    const at = new Date();
+    const recorded = /** @type {{ id: string }} */ (
+      await recordAccountEvent(db, { accountId, mode: 'sandbox', type, data, at })
+    );
+    examples[name] = { id: recorded.id, type, createdAt: at.toISOString(), mode: 'sandbox', data };
+  }
+  examples.WebhookEndpointDeliveryList = await call(
+    'GET',
+    `/webhooks/endpoints/${all.id}/deliveries?limit=2`,
+  );
+  examples.WebhookEndpointDelivery = examples.WebhookEndpointDeliveryList.deliveries[0];
+  examples.RecoverWebhookEndpointResponse = await call('POST', `/webhooks/endpoints/${all.id}/recover`, {
+    since: new Date(Date.now() - 3_600_000).toISOString(),
+  });
 
   const spare = await call('POST', '/keys', { name: 'spare', permissions: ['price'] });
   const rotated = await call('POST', `/keys/${spare.id}/rotate`);

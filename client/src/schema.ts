@@ -871,6 +871,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries with their attempts, newest first
+         * @description Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues (docs/webhooks.md#endpoint-health).
+         *
+         *     Permission: `account`. Price: free.
+         */
+        get: operations["listWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery of the endpoint since a time (at most 7 days back)
+         * @description Each CALLBACK_FAILED delivery created at or after `since` gets one more attempt, due now, with the same `webhook-id`, as a redelivery does; answers how many. `since` older than 7 days is 400 VALIDATION_ERROR.
+         *
+         *     Permission: `account`. Price: free.
+         */
+        post: operations["recoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/alerts": {
         parameters: {
             query?: never;
@@ -1769,6 +1813,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries with their attempts, newest first
+         * @description The dashboard's twin of `GET /api/v1/webhooks/endpoints/{endpointId}/deliveries`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues (docs/webhooks.md#endpoint-health).
+         */
+        get: operations["dashboardListWebhookEndpointDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery of the endpoint since a time (at most 7 days back)
+         * @description The dashboard's twin of `POST /api/v1/webhooks/endpoints/{endpointId}/recover`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Each CALLBACK_FAILED delivery created at or after `since` gets one more attempt, due now, with the same `webhook-id`, as a redelivery does; answers how many. `since` older than 7 days is 400 VALIDATION_ERROR.
+         */
+        post: operations["dashboardRecoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/account/alerts": {
         parameters: {
             query?: never;
@@ -1842,7 +1930,188 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "resolution.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An AI resolution finished with an answer (the same result its callbackUrl receives).
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["resolutionCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "resolution.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An AI resolution failed (and was refunded).
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["resolutionFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scheduled job ran and completed.
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["jobCompletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scheduled job ran and failed (and was refunded).
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["jobFailedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deposit.credited": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deposit from the chain was credited: the deposit as the deposits list shows it, and the new balance.
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["depositCreditedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A committed change took the balance from at or above an alert threshold to below it.
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["balanceLowEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "balance.depleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A paid request was refused with 402 INSUFFICIENT_BALANCE for the first time since the last credit.
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["balanceDepletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key.expiring": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An API key expires in 7 days, or in 1 day (each warning sent once).
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["keyExpiringEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another endpoint of the account was disabled: its deliveries had all failed for WEBHOOK_ENDPOINT_DISABLE_AFTER.
+         * @description Posted to each enabled endpoint of the account subscribed to this type, signed with the endpoint’s secret (Standard Webhooks headers; docs/webhooks.md#account-events).
+         */
+        post: operations["endpointDisabledEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2413,6 +2682,40 @@ export interface components {
                 compromisedAt: string | null;
             }[];
         };
+        /** @description A paid request was refused with 402 INSUFFICIENT_BALANCE for the first time since the last credit. */
+        BalanceDepletedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "balance.depleted";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                accountId: string;
+                /** @description The balance when a paid request was refused with 402 */
+                balanceUsd: string;
+            };
+        };
+        /** @description A committed change took the balance from at or above an alert threshold to below it. */
+        BalanceLowEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "balance.low";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                /** @description The threshold the balance fell below (PUT /account/alerts) */
+                thresholdUsd: string;
+                /** @description The balance after the change that crossed it */
+                balanceUsd: string;
+                accountId: string;
+            };
+        };
         /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
@@ -2658,6 +2961,55 @@ export interface components {
             /** @description Its deliveries still waiting, now CANCELLED */
             cancelledDeliveries: number;
         };
+        /** @description A deposit from the chain was credited: the deposit as the deposits list shows it, and the new balance. */
+        DepositCreditedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "deposit.credited";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                /** @description The deposit: its reference on the chain */
+                id: string;
+                /** @constant */
+                status: "credited";
+                token: "SOL" | "USDC" | null;
+                /** @description In the token’s units */
+                amount: string | null;
+                usdValue: string | null;
+                rateUsd: string | null;
+                signature: string | null;
+                slot: number | null;
+                reference: string | null;
+                memo: string | null;
+                /** @description ISO 8601 timestamp (UTC) */
+                createdAt: string;
+                /** @description The account’s balance once this deposit was credited */
+                balanceUsd: string;
+            };
+        };
+        /** @description Another endpoint of the account was disabled: its deliveries had all failed for WEBHOOK_ENDPOINT_DISABLE_AFTER. */
+        EndpointDisabledEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "endpoint.disabled";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                /** @description The endpoint disabled (not this one) */
+                endpointId: string;
+                url: string;
+                reason: string;
+                failingSince: string | null;
+                failedDeliveries: number;
+            };
+        };
         /**
          * GetAiJobResponse
          * @description Success
@@ -2824,6 +3176,48 @@ export interface components {
             /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
             webhookSecret: string;
         };
+        /** @description A scheduled job ran and completed. */
+        JobCompletedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "job.completed";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                jobId: string;
+                type: "price" | "ai";
+                /** @description The request the job ran as (its result’s requestId) */
+                requestId: string;
+                /** @description The job’s result, as GET /jobs/{jobId} */
+                result: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description A scheduled job ran and failed (and was refunded). */
+        JobFailedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "job.failed";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                jobId: string;
+                type: "price" | "ai";
+                requestId: string;
+                error: {
+                    /** @description An error code of the API (docs/api.md#errors) */
+                    code: string;
+                    message: string;
+                };
+            };
+        };
         /** JobSummary */
         JobSummary: {
             jobId: string;
@@ -2840,6 +3234,25 @@ export interface components {
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
+        };
+        /** @description An API key expires in 7 days, or in 1 day (each warning sent once). */
+        KeyExpiringEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "key.expiring";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                keyId: string;
+                name: string | null;
+                /** @description ISO 8601 timestamp (UTC) */
+                expiresAt: string;
+                /** @description 7 or 1: the warning this is */
+                daysLeft: number;
+            };
         };
         /**
          * ListAiJobsResponse
@@ -3408,6 +3821,20 @@ export interface components {
             resolutionTimestamp: string;
         };
         /**
+         * RecoverWebhookEndpointResponse
+         * @description Success
+         */
+        RecoverWebhookEndpointResponse: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The endpoint id */
+            id: string;
+            /** @description ISO 8601 timestamp (UTC) */
+            since: string;
+            /** @description How many failed deliveries were sent again */
+            queued: number;
+        };
+        /**
          * RedeliverWebhookResponse
          * @description Success
          */
@@ -3445,6 +3872,47 @@ export interface components {
                 error: string | null;
                 latencyMs: number;
             }[];
+        };
+        /** @description An AI resolution finished with an answer (the same result its callbackUrl receives). */
+        ResolutionCompletedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "resolution.completed";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                /** @description The AI request (GET /ai/resolve/{requestId}) */
+                requestId: string;
+                /** @description The scheduled job that ran it, if any */
+                jobId: string | null;
+                /** @description The result object, as GET /ai/resolve/{requestId} answers it once COMPLETED */
+                result: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description An AI resolution failed (and was refunded). */
+        ResolutionFailedEvent: {
+            /** @description The event id */
+            id: string;
+            /** @constant */
+            type: "resolution.failed";
+            /** Format: date-time */
+            createdAt: string;
+            /** @enum {string} */
+            mode: "live" | "sandbox";
+            data: {
+                requestId: string;
+                jobId: string | null;
+                error: {
+                    /** @description An error code of the API (docs/api.md#errors) */
+                    code: string;
+                    message: string;
+                };
+            };
         };
         /**
          * ResolveWithAiResponse
@@ -4071,6 +4539,56 @@ export interface components {
             createdAt: string;
             /** @description ISO 8601 timestamp (UTC) */
             updatedAt: string;
+        };
+        /** WebhookEndpointDelivery */
+        WebhookEndpointDelivery: {
+            /** @description The delivery id, which is also its `webhook-id` */
+            id: string;
+            /** @description The `webhook-id` header: the same on every attempt and redelivery */
+            webhookId: string;
+            /** @description The event’s type (a catalog name) */
+            type: string;
+            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
+            requestId: string;
+            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+            originalRequestId: string;
+            url: string;
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            /** @description ISO 8601 timestamp (UTC) */
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+            cancelledAt: string | null;
+            /** @description The event (evt_…) this delivery sends */
+            eventId: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: {
+                attempt: number;
+                /** @description ISO 8601 timestamp (UTC) */
+                at: string;
+                /** @description The receiver’s status code */
+                statusCode: number | null;
+                /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                error: string | null;
+                latencyMs: number;
+            }[];
+        };
+        /**
+         * WebhookEndpointDeliveryList
+         * @description Success
+         */
+        WebhookEndpointDeliveryList: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description Newest first */
+            deliveries: components["schemas"]["WebhookEndpointDelivery"][];
+            /** @description Pass as `cursor` for the next page; null when there is none */
+            nextCursor: string | null;
         };
         /**
          * WebhookEndpointList
@@ -14931,10 +15449,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go) */
+                    /**
+                     * Format: uri
+                     * @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password. Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
+                     */
                     url: string;
-                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type: resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
-                    eventTypes: string[];
+                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type (a list that names "*" is every type): resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
+                    eventTypes: ("resolution.completed" | "resolution.failed" | "job.completed" | "job.failed" | "deposit.credited" | "balance.low" | "balance.depleted" | "key.expiring" | "endpoint.disabled" | "*")[];
                     /** @description Your note: what this endpoint is for */
                     description?: string;
                 };
@@ -15787,10 +16308,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go) */
+                    /**
+                     * Format: uri
+                     * @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password. Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
+                     */
                     url?: string;
-                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type: resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
-                    eventTypes?: string[];
+                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type (a list that names "*" is every type): resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
+                    eventTypes?: ("resolution.completed" | "resolution.failed" | "job.completed" | "job.failed" | "deposit.credited" | "balance.low" | "balance.depleted" | "key.expiring" | "endpoint.disabled" | "*")[];
                     description?: string | null;
                     /** @description false: no new event is sent to it; true: enabled again (after its health disabled it, too) */
                     enabled?: boolean;
@@ -16286,6 +16810,676 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    listWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+                eventType?: string;
+                /** @description ISO 8601 timestamp (UTC) */
+                since?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint id (we_…) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointDeliveryList"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    recoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first success is stored with its charge for 24 hours and replayed, uncharged, to a retry with the same key and request (docs/api.md#idempotency) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description The endpoint id (we_…) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Failed deliveries created at or after this, at most 7 days ago */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoverWebhookEndpointResponse"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "IDEMPOTENCY_KEY_IN_USE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "IDEMPOTENCY_KEY_REUSED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -27276,10 +28470,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go) */
+                    /**
+                     * Format: uri
+                     * @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password. Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
+                     */
                     url: string;
-                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type: resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
-                    eventTypes: string[];
+                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type (a list that names "*" is every type): resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
+                    eventTypes: ("resolution.completed" | "resolution.failed" | "job.completed" | "job.failed" | "deposit.credited" | "balance.low" | "balance.depleted" | "key.expiring" | "endpoint.disabled" | "*")[];
                     /** @description Your note: what this endpoint is for */
                     description?: string;
                 };
@@ -28011,10 +29208,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go) */
+                    /**
+                     * Format: uri
+                     * @description Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, no user name or password. Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
+                     */
                     url?: string;
-                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type: resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
-                    eventTypes?: string[];
+                    /** @description Catalog names (GET /webhooks/event-types), or ["*"] for every type (a list that names "*" is every type): resolution.completed, resolution.failed, job.completed, job.failed, deposit.credited, balance.low, balance.depleted, key.expiring, endpoint.disabled */
+                    eventTypes?: ("resolution.completed" | "resolution.failed" | "job.completed" | "job.failed" | "deposit.credited" | "balance.low" | "balance.depleted" | "key.expiring" | "endpoint.disabled" | "*")[];
                     description?: string | null;
                     /** @description false: no new event is sent to it; true: enabled again (after its health disabled it, too) */
                     enabled?: boolean;
@@ -28459,6 +29659,509 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListWebhookEndpointDeliveries: {
+        parameters: {
+            query?: {
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+                eventType?: string;
+                /** @description ISO 8601 timestamp (UTC) */
+                since?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description The endpoint id (we_…) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        deliveries: components["schemas"]["WebhookEndpointDelivery"][];
+                        /** @description Pass as `cursor` for the next page; null when there is none */
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRecoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description The endpoint id (we_…) */
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Failed deliveries created at or after this, at most 7 days ago */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description The endpoint id */
+                        id: string;
+                        /** @description ISO 8601 timestamp (UTC) */
+                        since: string;
+                        /** @description How many failed deliveries were sent again */
+                        queued: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -29362,6 +31065,204 @@ export interface operations {
                         maxSymbols?: number;
                     };
                 };
+            };
+        };
+    };
+    resolutionCompletedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolutionCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resolutionFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolutionFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobCompletedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    jobFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["JobFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    depositCreditedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DepositCreditedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceLowEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceLowEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    balanceDepletedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BalanceDepletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    keyExpiringEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyExpiringEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    endpointDisabledEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: received. 410 stops the delivery; anything else is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,23 +1,38 @@
 import Type from 'typebox';
-import { NullableTimestamp, Timestamp } from '../http/schemas.js';
+import {
+  CALLBACK_HOST_RULE,
+  callbackUrlRules,
+  handlerRules,
+  NullableTimestamp,
+  Timestamp,
+} from '../http/schemas.js';
 import { EVENT_CATALOG } from './event-types.js';
 import { MAX_CALLBACK_URL_CHARS } from './port.js';
 import { Attempt, DeliveryStatus, deliveryFields } from './schemas.js';
 
-const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
-  minItems: 1,
-  maxItems: 32,
-  description: `Catalog names (GET /webhooks/event-types), or ["*"] for every type: ${Object.keys(EVENT_CATALOG).join(', ')}`,
-  examples: [['deposit.credited', 'key.expiring']],
-});
+const EventTypes = Type.Array(
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    // An unknown name is refused by the handler with a problem naming it (docs/webhooks.md#endpoints).
+    ...handlerRules({ enum: [...Object.keys(EVENT_CATALOG), '*'] }),
+  }),
+  {
+    minItems: 1,
+    maxItems: 32,
+    description: `Catalog names (GET /webhooks/event-types), or ["*"] for every type (a list that names "*" is every type): ${Object.keys(EVENT_CATALOG).join(', ')}`,
+    examples: [['deposit.credited', 'key.expiring']],
+  },
+);
 
 const Url = Type.String({
   minLength: 1,
   maxLength: MAX_CALLBACK_URL_CHARS,
   description:
     'Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, ' +
-    'no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go)',
+    `no user name or password. ${CALLBACK_HOST_RULE}`,
   examples: ['https://example.com/hooks/sibyl'],
+  ...callbackUrlRules({ maxLength: MAX_CALLBACK_URL_CHARS }),
 });
 
 const Description = Type.String({ maxLength: 256, description: 'Your note: what this endpoint is for' });

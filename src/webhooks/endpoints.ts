@@ -53,16 +53,13 @@ export function newEndpointId(): string {
 }
 
 /**
- * `eventTypes`: catalog names, or `["*"]` alone. An unknown name is a VALIDATION_ERROR naming it,
- * with the catalog as what is allowed.
+ * `eventTypes`: catalog names, or `"*"` for every type (a list naming `"*"` is every type: it is kept
+ * as `["*"]`). An unknown name is a VALIDATION_ERROR naming it, with the catalog as what is allowed.
  */
 export function checkEventTypes(types: readonly string[], path: string): string[] {
   const problems: ValidationProblem[] = [];
   types.forEach((type, i) => {
-    if (type === '*') {
-      if (types.length > 1)
-        problems.push({ path: `${path}[${i}]`, message: '"*" (every type) must be alone' });
-    } else if (!isEventType(type)) {
+    if (type !== '*' && !isEventType(type)) {
       problems.push({
         path: `${path}[${i}]`,
         message: `is not an event type: ${type}`,
@@ -71,7 +68,7 @@ export function checkEventTypes(types: readonly string[], path: string): string[
     }
   });
   if (problems.length > 0) throw validationError(problems);
-  return [...new Set(types)];
+  return types.includes('*') ? ['*'] : [...new Set(types)];
 }
 
 export async function createEndpoint(

@@ -180,7 +180,7 @@ describe('every dashboard endpoint', () => {
   });
 
   it('twins each account route of the API at its own path, with its parameters, body and answer', () => {
-    expect(twins.length).toBe(36);
+    expect(twins.length).toBe(38);
     for (const twin of twins) {
       const { dashboard, apiOperation: api } = twin;
       expect(api, twin.api).toBeDefined();

@@ -30,7 +30,8 @@ beforeAll(async () => {
       })),
     ),
   );
-  env = fakeSlotsEnv(fakes, { AI_RETRIES: '0' });
+  // No tools: each model answers in one call, so the calls asked count the questions (2 × 4).
+  env = fakeSlotsEnv(fakes, { AI_RETRIES: '0', AI_MAX_TOOL_CALLS: '0' });
   ctx = await createTestContext({ config: env });
   dir = await mkdtemp(join(tmpdir(), 'sibyl-evaluate-paths-'));
   set = join(dir, 'set.jsonl');

@@ -13,8 +13,10 @@ import { PostgresDatabase } from '../../src/db/postgres.js';
  */
 export default async function setup(project: TestProject): Promise<void> {
   const migrations = loadMigrations();
+  // Each migration's number and name too: a migration renumbered keeps its checksum, and a template
+  // built before would record it under its old number.
   const hash = createHash('sha256')
-    .update(migrations.map((m) => m.checksum).join(','))
+    .update(migrations.map((m) => `${m.version}_${m.name}:${m.checksum}`).join(','))
     .digest('hex')
     .slice(0, 12);
 

@@ -51,6 +51,7 @@ describe('docs examples', () => {
       'jobs.md:SchedulePriceCheckResponse',
       'prices.md:PriceHistory',
       'webhooks.md:AiCallback',
+      'webhooks.md:BalanceLowEvent',
       'webhooks.md:PriceCallback',
     ]);
     for (const { file, name, json } of marked) {

@@ -60,6 +60,9 @@ const FILL = `
     FROM generate_series(1, ${ROWS}) g;
   INSERT INTO auth_changes (account_id, created_at)
   SELECT 'acct_plans', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO account_events (id, account_id, mode, type, data, created_at)
+  SELECT 'evt_plans' || g, 'acct_plans', 'live', 'balance.low', '{}', now() - g * interval '1 minute'
+    FROM generate_series(1, ${ROWS}) g;
   ANALYZE;`;
 
 // Filling ~300,000 rows is seconds on a quiet machine and took over a minute at a load of 16 on 2

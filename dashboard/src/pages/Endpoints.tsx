@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { type Answer, api, type Mode, ok } from '../api';
+import { type Answer, api, type Mode, ok, type RequestBody } from '../api';
 import { Card, CopyButton, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
@@ -204,7 +204,9 @@ function EndpointForm({
               params: { path: { mode } },
               body: {
                 url,
-                eventTypes: all ? ['*'] : chosen,
+                eventTypes: all
+                  ? ['*']
+                  : (chosen as RequestBody<'dashboardCreateWebhookEndpoint'>['eventTypes']),
                 ...(description ? { description } : {}),
               },
             }),
