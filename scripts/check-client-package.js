@@ -173,7 +173,9 @@ try {
   if (files.some((f) => f.endsWith('.json') && f !== 'package.json')) {
     throw new Error(`the tarball ships a document: ${files.join(', ')}`);
   }
-  if (unpacked > 1_500_000)
+  // The types of every operation: 1.62 MB once the account events, their dashboard twins and the
+  // catalog's event schemas were added (2026-12-07); the bound catches a shipped document, not growth.
+  if (unpacked > 2_000_000)
     throw new Error(`the package unpacks to ${unpacked} bytes: more than the types need`);
   const types = readFileSync(join(root, 'client/src/schema.ts'), 'utf8');
   if (/@example/.test(types)) throw new Error('client/src/schema.ts carries recorded examples');
