@@ -57,7 +57,8 @@ describe.runIf(usingPostgres)('AI workers as real processes on PostgreSQL', () =
     fakes = await Promise.all(
       (['openai', 'anthropic', 'google', 'xai'] as const).map((kind) => startFakeLlm(kind)),
     );
-    slotsEnv = fakeSlotsEnv(fakes, { AI_DEADLINE_MS: '4000', AI_LEASE_MS: '5000' });
+    // No tools: each model answers in one call, so the calls each fake saw count the models asked.
+    slotsEnv = fakeSlotsEnv(fakes, { AI_DEADLINE_MS: '4000', AI_LEASE_MS: '5000', AI_MAX_TOOL_CALLS: '0' });
     ctx = await createTestContext({ database, config: slotsEnv });
   });
   afterAll(async () => {
