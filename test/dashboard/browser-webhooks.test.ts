@@ -257,6 +257,19 @@ describe("an endpoint's deliveries in the Webhooks tab", () => {
       await rows.nth(12).waitFor();
       expect(await rows.count()).toBe(13);
       expect(await panel.getByRole('button', { name: 'More deliveries' }).count()).toBe(0);
+      // The twin's cursor is the API's signed kind: handed to another filter, it is refused there too.
+      const refused = await page.evaluate(async () => {
+        const base = '/dashboard/api/sandbox/webhooks/endpoints';
+        const { endpoints } = (await (await fetch(base)).json()) as { endpoints: { id: string }[] };
+        const list = `${base}/${endpoints[0]?.id}/deliveries?limit=1`;
+        const { nextCursor } = (await (await fetch(list)).json()) as { nextCursor: string };
+        const answer = await fetch(`${list}&status=DELIVERED&cursor=${nextCursor}`);
+        return { status: answer.status, body: await answer.json() };
+      });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { problems: [{ path: 'query.cursor' }] } },
+      });
 
       // Filtered by status, then by event type.
       await panel.getByLabel('Status').selectOption('CALLBACK_FAILED');
