@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { sqlText } from '../dist/db/database.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { cursorCodec } from '../dist/markets/search/cursor.js';
+import { cursorCodec } from '../dist/http/cursor.js';
 import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';

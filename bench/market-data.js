@@ -13,8 +13,8 @@
 import { randomBytes } from 'node:crypto';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
+import { cursorCodec } from '../dist/http/cursor.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
-import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
 import { buildCandles, buildLastTrades, loadMinuteWalk } from './lib.js';

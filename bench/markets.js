@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../dist/config.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
+import { cursorCodec } from '../dist/http/cursor.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { MarketService } from '../dist/markets/read/service.js';
-import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { createPriceService } from '../dist/prices/index.js';
 import { median, randomMint } from './lib.js';
 

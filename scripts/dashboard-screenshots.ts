@@ -1,18 +1,20 @@
 // Regenerates the screenshots of docs/dashboard.md: the service on a temporary embedded database,
 // a test wallet signed in through the Wallet Standard in headless Chromium, some activity (keys,
-// paid requests over two weeks, a scheduled job, an AI resolution, a test webhook), then one PNG per
-// page under docs/dashboard/.
+// paid requests over two weeks, a scheduled job, an AI resolution, a test webhook, an endpoint's
+// deliveries), then one PNG per page under docs/dashboard/.
 //
 //   npm run dashboard:screenshots
 
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { createContext } from '../src/context.js';
+import { createContext, withTransaction } from '../src/context.js';
 import { linkWallet } from '../src/deposits/index.js';
 import { loadDemoMarkets } from '../src/markets/demo/demo.js';
+import { recordAccountEvent } from '../src/webhooks/events.js';
 import { installWallet, newContext } from '../test/helpers/browser.js';
 import { openPage, signedInPage, startStage, switchMode } from '../test/helpers/dashboard-stage.js';
 import { TestWallet } from '../test/helpers/wallet.js';
+import { depositData } from '../test/webhooks/endpoint-world.js';
 
 const OUT = new URL('../docs/dashboard/', import.meta.url);
 const DAY = 86_400_000;
@@ -115,6 +117,42 @@ it('writes the dashboard screenshots', async () => {
     await page.getByRole('button', { name: 'Send test webhook' }).click();
     await page.getByText(/^Delivered: 200/).waitFor();
     await shot(page, 'activity-webhooks');
+    // An endpoint's deliveries: two delivered, then one its receiver refuses (500), tried twice so far.
+    await page.getByLabel('Endpoint URL').fill(`${stage.receiver.url}/events`);
+    await page.getByLabel('Description').fill('order service');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Done', exact: true }).click();
+    const event = () =>
+      withTransaction(createContext(db, stage.ctx.clock), (tx) =>
+        recordAccountEvent(tx.tx, {
+          accountId: sandbox,
+          mode: 'sandbox',
+          type: 'deposit.credited',
+          data: depositData,
+          at: stage.ctx.clock.now(),
+        }),
+      );
+    for (let i = 0; i < 2; i++) {
+      await event();
+      stage.ctx.clock.advance(60_000);
+    }
+    await stage.work();
+    stage.receiver.setHandler((request) => (request.url === '/events' ? 500 : 200));
+    await event();
+    await stage.work();
+    stage.ctx.clock.advance(5_000);
+    await stage.work();
+    stage.receiver.setHandler(() => 200);
+    await page.getByRole('button', { name: 'Deliveries', exact: true }).click();
+    const panel = page.getByRole('region', { name: /^Deliveries to / });
+    await panel.getByText(/^2 attempts/).click();
+    await panel.getByRole('listitem').nth(1).waitFor();
+    await page
+      .getByRole('table', { name: 'Webhook endpoints' })
+      .evaluate((table) =>
+        (table as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }),
+      );
+    await shot(page, 'activity-webhook-deliveries');
     // Markets: the list by volume, and the first market open (a chart per outcome, its trades).
     await openPage(page, 'Markets');
     await page.getByRole('table', { name: 'Markets' }).locator('tbody tr button').first().click();

@@ -880,7 +880,7 @@ export interface paths {
         };
         /**
          * The endpoint’s deliveries with their attempts, newest first
-         * @description Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues (docs/webhooks.md#endpoint-health).
+         * @description Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues, with the same filters: a cursor is signed for its endpoint and filters, so an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR (docs/webhooks.md#endpoint-health).
          *
          *     Permission: `account`. Price: free.
          */
@@ -1824,7 +1824,7 @@ export interface paths {
          * The endpoint’s deliveries with their attempts, newest first
          * @description The dashboard's twin of `GET /api/v1/webhooks/endpoints/{endpointId}/deliveries`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
          *
-         *     Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues (docs/webhooks.md#endpoint-health).
+         *     Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); `nextCursor` continues, with the same filters: a cursor is signed for its endpoint and filters, so an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR (docs/webhooks.md#endpoint-health).
          */
         get: operations["dashboardListWebhookEndpointDeliveries"];
         put?: never;
@@ -16902,6 +16902,7 @@ export interface operations {
                 eventType?: string;
                 /** @description ISO 8601 timestamp (UTC) */
                 since?: string;
+                /** @description The `nextCursor` of the previous answer, for the same endpoint and filters. Only a cursor the service made is accepted: an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR */
                 cursor?: string;
                 limit?: number;
             };
@@ -29714,6 +29715,7 @@ export interface operations {
                 eventType?: string;
                 /** @description ISO 8601 timestamp (UTC) */
                 since?: string;
+                /** @description The `nextCursor` of the previous answer, for the same endpoint and filters. Only a cursor the service made is accepted: an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR */
                 cursor?: string;
                 limit?: number;
             };

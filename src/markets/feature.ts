@@ -48,7 +48,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
       import('./admin-routes.js'),
       import('./wiring.js'),
       import('./series/routes.js'),
-      import('./search/cursor.js'),
+      import('../http/cursor.js'),
     ]);
     const cursors = await loadCursorCodec(db, clock.now());
     const markets = createMarketService({

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { CursorCodec } from '../http/cursor.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import type { PriceService } from '../prices/index.js';
@@ -7,7 +8,6 @@ import { ListCache } from './read/list-cache.js';
 import { MarketService } from './read/service.js';
 import { RedisDetailStore } from './read/shared-cache.js';
 import type { MarketDetailBody, MarketListBody } from './schemas.js';
-import type { CursorCodec } from './search/cursor.js';
 
 /**
  * The market service as the API runs it: the list cache (cleared by the database's notifications)

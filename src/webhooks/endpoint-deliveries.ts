@@ -1,5 +1,6 @@
 import { type Context, queryable } from '../context.js';
 import { validationError } from '../errors.js';
+import { type CursorCodec, fingerprint, isTimestampKey } from '../http/cursor.js';
 import { findEndpoint } from './endpoints.js';
 import { type DeliveryRow, type DeliveryStatus, presentDelivery } from './outbox.js';
 import * as sql from './sql.js';
@@ -16,49 +17,52 @@ interface AttemptRow {
   latency_ms: number;
 }
 
-/** A position in an endpoint's deliveries: the last one listed (its creation time and id). */
-function encodeCursor(row: { created_at: Date; id: string }): string {
-  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
+/**
+ * What a cursor of an endpoint's deliveries is bound to: the endpoint and the filters. Its position
+ * is the last delivery listed (its creation time, to the microsecond, and its id).
+ */
+function deliveriesFingerprint(endpointId: string, filter: DeliveryFilter): string {
+  return fingerprint(['endpoint-deliveries', endpointId, filter.status, filter.eventType, filter.since]);
 }
 
-function decodeCursor(cursor: string): { at: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const time = at ? Date.parse(at) : Number.NaN;
-  if (!id || !/^[A-Za-z0-9_]{1,100}$/.test(id) || Number.isNaN(time) || new Date(time).toISOString() !== at) {
-    throw validationError([{ path: 'querystring.cursor', message: 'is not a cursor of this list' }]);
-  }
-  return { at: new Date(time), id };
+interface DeliveryFilter {
+  status?: DeliveryStatus | undefined;
+  eventType?: string | undefined;
+  since?: string | undefined;
+  cursor?: string | undefined;
+  limit?: number | undefined;
 }
 
 /**
  * An endpoint's deliveries with their attempts, newest first, 50 a page; `nextCursor` continues
- * after the last one (null: no more). Another account's endpoint is 404 NOT_FOUND.
+ * after the last one (null: no more), signed for this endpoint and these filters (src/http/cursor.ts):
+ * an altered cursor, or one of another endpoint or filter, is 400 VALIDATION_ERROR. Another account's
+ * endpoint is 404 NOT_FOUND.
  */
 export async function listEndpointDeliveries(
   ctx: Context,
+  cursors: CursorCodec,
   accountId: string,
   endpointId: string,
-  filter: {
-    status?: DeliveryStatus | undefined;
-    eventType?: string | undefined;
-    since?: string | undefined;
-    cursor?: string | undefined;
-    limit?: number | undefined;
-  },
+  filter: DeliveryFilter,
 ) {
   await findEndpoint(ctx, accountId, endpointId);
+  const print = deliveriesFingerprint(endpointId, filter);
+  const after = filter.cursor ? cursors.decode(filter.cursor, print, isTimestampKey) : null;
   const limit = filter.limit ?? 50;
-  const after = filter.cursor ? decodeCursor(filter.cursor) : null;
   const db = queryable(ctx);
-  const rows = await db.query<DeliveryRow & { event_id: string | null }>(sql.ENDPOINT_DELIVERIES, [
-    endpointId,
-    filter.status ?? null,
-    filter.eventType ?? null,
-    filter.since ? new Date(filter.since) : null,
-    after?.at ?? null,
-    after?.id ?? null,
-    limit + 1,
-  ]);
+  const rows = await db.query<DeliveryRow & { event_id: string | null; created_text: string }>(
+    sql.ENDPOINT_DELIVERIES,
+    [
+      endpointId,
+      filter.status ?? null,
+      filter.eventType ?? null,
+      filter.since ? new Date(filter.since) : null,
+      after?.key ?? null,
+      after?.id ?? null,
+      limit + 1,
+    ],
+  );
   const page = rows.slice(0, limit);
   const attempts =
     page.length === 0 ? [] : await db.query<AttemptRow>(sql.ATTEMPTS_OF, [page.map((row) => row.id)]);
@@ -77,7 +81,8 @@ export async function listEndpointDeliveries(
           latencyMs: a.latency_ms,
         })),
     })),
-    nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
+    nextCursor:
+      rows.length > limit && last ? cursors.encode({ key: last.created_text, id: last.id }, print) : null,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { defineAccountRoute } from '../http/account-route.js';
+import type { CursorCodec } from '../http/cursor.js';
 import { API_PREFIX, errorResponses } from '../http/route.js';
 import { listEndpointDeliveries, recoverEndpoint } from './endpoint-deliveries.js';
 import {
@@ -46,7 +47,7 @@ const EVENT_TYPE_LIST: Static<typeof EventTypeList> = {
  */
 export function endpointRoutes(
   app: FastifyInstance,
-  deps: { secrets: SecretBox; targets: EndpointTargets },
+  deps: { secrets: SecretBox; targets: EndpointTargets; cursors: CursorCodec },
 ): void {
   app.get(
     `${API_PREFIX}/webhooks/event-types`,
@@ -168,7 +169,8 @@ export function endpointRoutes(
     summary: 'The endpoint’s deliveries with their attempts, newest first',
     description:
       'Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); ' +
-      '`nextCursor` continues (docs/webhooks.md#endpoint-health).',
+      '`nextCursor` continues, with the same filters: a cursor is signed for its endpoint and filters, so an ' +
+      'altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR (docs/webhooks.md#endpoint-health).',
     tags: ['webhooks'],
     permission: 'account',
     params: EndpointParams,
@@ -176,7 +178,7 @@ export function endpointRoutes(
     response: EndpointDeliveryList,
     errors: ['NOT_FOUND'],
     handler: ({ params, query, caller, ctx }) =>
-      listEndpointDeliveries(ctx, caller.accountId, params.endpointId, query),
+      listEndpointDeliveries(ctx, deps.cursors, caller.accountId, params.endpointId, query),
   });
 
   defineAccountRoute(app, {

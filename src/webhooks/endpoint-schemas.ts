@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { CURSOR_PATTERN, MAX_CURSOR_LENGTH, OPAQUE } from '../http/cursor.js';
 import {
   CALLBACK_HOST_RULE,
   callbackUrlRules,
@@ -161,7 +162,15 @@ export const EndpointDeliveryQuery = Type.Object(
     eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z]+\\.[a-z]+$' })),
     since: Type.Optional(Timestamp),
     cursor: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', 'x-opaque': true }),
+      Type.String({
+        minLength: 1,
+        maxLength: MAX_CURSOR_LENGTH,
+        pattern: CURSOR_PATTERN,
+        [OPAQUE]: true,
+        description:
+          'The `nextCursor` of the previous answer, for the same endpoint and filters. Only a cursor the service ' +
+          'made is accepted: an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR',
+      }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   },

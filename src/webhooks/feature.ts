@@ -46,8 +46,12 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
       testEventLimit: testEventLimit(deps.edge.rateLimiter, deps.config.webhooks.testLimit),
       streams: deps.edge.streams,
     });
-    const { endpointRoutes } = await import('./endpoint-routes.js');
+    const [{ endpointRoutes }, { loadCursorCodec }] = await Promise.all([
+      import('./endpoint-routes.js'),
+      import('../http/cursor.js'),
+    ]);
     endpointRoutes(app, {
+      cursors: await loadCursorCodec(deps.db, deps.clock.now()),
       secrets: deps.ports.secrets,
       targets: { allowPrivateTargets: deps.config.webhooks.allowPrivateTargets },
     });

@@ -269,11 +269,14 @@ export const PRUNE_TEST_DELIVERIES = pruneDeliveries('webhooks_prune_test', "typ
 /**
  * An endpoint's deliveries, newest first (GET /webhooks/endpoints/:id/deliveries): filtered by
  * status ($2), event type ($3), created at or after $4, and after the cursor's position ($5, $6);
- * $7 rows. Reads the range of webhook_deliveries_endpoint.
+ * $7 rows. Reads the range of webhook_deliveries_endpoint. `created_text` is the cursor's key: the
+ * creation time to the microsecond, as src/http/cursor.ts reads a timestamp key.
  */
 export const ENDPOINT_DELIVERIES = statement(
   'webhooks_endpoint_deliveries',
-  `SELECT ${COLUMNS}, event_id FROM webhook_deliveries
+  `SELECT ${COLUMNS}, event_id,
+          to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_text
+     FROM webhook_deliveries
     WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)
       AND ($4::timestamptz IS NULL OR created_at >= $4)
       AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::text))

@@ -1,17 +1,21 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext } from '../../src/context.js';
+import { createContext, withTransaction } from '../../src/context.js';
 import { chargeAccount } from '../../src/ledger/ledger.js';
 import { balanceAlertTask } from '../../src/webhooks/balance-alerts.js';
+import { recordAccountEvent } from '../../src/webhooks/events.js';
+import { RETRY_DELAYS_MS } from '../../src/webhooks/outbox.js';
 import { installWallet } from '../helpers/browser.js';
 import { openPage, type Stage, signedInPage, startStage } from '../helpers/dashboard-stage.js';
 import { TestWallet } from '../helpers/wallet.js';
+import { depositData } from '../webhooks/endpoint-world.js';
 
 /**
  * The Webhooks tab's account events in a real browser: an endpoint added to a real HTTPS receiver,
  * its secret shown once, rotated, thresholds set, a balance.low crossing delivered signed with the
- * secret the page showed, and the same tab on a phone.
+ * secret the page showed, and the same tab on a phone; an endpoint's deliveries with their attempts,
+ * filtered, paged by cursor and recovered.
  */
 
 let stage: Stage;
@@ -167,5 +171,156 @@ describe('the Webhooks tab: endpoints, secrets, alerts', () => {
       expect(box && box.x + box.width).toBeLessThanOrEqual(390);
     }
     await context.close();
+  });
+});
+
+describe("an endpoint's deliveries in the Webhooks tab", () => {
+  it('lists real failing deliveries with their attempts, filters and pages them, recovers them, at 390 px too', async () => {
+    const { page, context } = await signedInPage(stage);
+    const { db } = stage.ctx.database;
+    const clock = stage.ctx.clock;
+    let failing = false;
+    stage.receiver.setHandler((request) => (request.url === '/panel' && failing ? 500 : 200));
+    try {
+      await webhooksTab(page);
+      const url = `${stage.receiver.url}/panel`;
+      await page.getByLabel('Endpoint URL').fill(url);
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.getByLabel('Endpoint signing secret').waitFor();
+      await page.getByRole('button', { name: 'Done', exact: true }).click();
+      const accountId = await sandboxAccountId(page);
+      const event = () =>
+        withTransaction(createContext(db, clock), (tx) =>
+          recordAccountEvent(tx.tx, {
+            accountId,
+            mode: 'sandbox',
+            type: 'deposit.credited',
+            data: depositData,
+            at: clock.now(),
+          }),
+        );
+      // Eleven delivered at once, then two the receiver refuses with 500 through all eight attempts;
+      // the clock walks each retry delay, the page's session kept alive on the way.
+      for (let i = 0; i < 11; i++) {
+        await event();
+        clock.advance(1000);
+      }
+      await stage.work();
+      failing = true;
+      const failedSince = clock.now();
+      await event();
+      clock.advance(1000);
+      await event();
+      await stage.work();
+      for (const delay of RETRY_DELAYS_MS) {
+        clock.advance(delay);
+        await page.evaluate(() => fetch('/dashboard/api/auth/session').then((r) => r.status));
+        await stage.work();
+      }
+      // A receiver's words may reach an attempt's error: shown as text, never as markup.
+      await db.query(
+        `UPDATE webhook_attempts SET status_code = NULL, error = '<b>tls</b>: <img src=x>'
+          WHERE attempt = 1 AND delivery_id = (SELECT id FROM webhook_deliveries WHERE url = $1
+            ORDER BY created_at DESC, id DESC LIMIT 1)`,
+        [url],
+      );
+
+      await endpointsTable(page)
+        .getByRole('row')
+        .filter({ hasText: url })
+        .getByRole('button', { name: 'Deliveries' })
+        .click();
+      const panel = page.getByRole('region', { name: `Deliveries to ${url}` });
+      const rows = panel.getByRole('table', { name: 'Endpoint deliveries' }).locator('tbody tr');
+      await rows.nth(9).waitFor();
+      expect(await rows.count()).toBe(10);
+      // Newest first: the two failed, each with its eight attempts.
+      await expect(rows.nth(0).textContent()).resolves.toContain('CALLBACK_FAILED');
+      await expect(rows.nth(1).textContent()).resolves.toContain('8 attempts, last: 500');
+      await expect(rows.nth(2).textContent()).resolves.toContain('DELIVERED');
+      await rows
+        .nth(0)
+        .getByText(/^8 attempts/)
+        .click();
+      const attempts = rows
+        .nth(0)
+        .getByRole('list', { name: /^Attempts of / })
+        .getByRole('listitem');
+      await attempts.nth(7).waitFor();
+      expect(await attempts.allTextContents()).toEqual([
+        expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: <b>tls<\/b>: <img src=x> in \d+ ms$/),
+        ...Array.from({ length: 7 }, () => expect.stringMatching(/UTC: status 500 in \d+ ms$/)),
+      ]);
+      expect(await panel.locator('b, img').count()).toBe(0);
+      // More by the list's cursor: the three oldest.
+      await panel.getByRole('button', { name: 'More deliveries' }).click();
+      await rows.nth(12).waitFor();
+      expect(await rows.count()).toBe(13);
+      expect(await panel.getByRole('button', { name: 'More deliveries' }).count()).toBe(0);
+      // The twin's cursor is the API's signed kind: handed to another filter, it is refused there too.
+      const refused = await page.evaluate(async () => {
+        const base = '/dashboard/api/sandbox/webhooks/endpoints';
+        const { endpoints } = (await (await fetch(base)).json()) as { endpoints: { id: string }[] };
+        const list = `${base}/${endpoints[0]?.id}/deliveries?limit=1`;
+        const { nextCursor } = (await (await fetch(list)).json()) as { nextCursor: string };
+        const answer = await fetch(`${list}&status=DELIVERED&cursor=${nextCursor}`);
+        return { status: answer.status, body: await answer.json() };
+      });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_ERROR', details: { problems: [{ path: 'query.cursor' }] } },
+      });
+
+      // Filtered by status, then by event type.
+      await panel.getByLabel('Status').selectOption('CALLBACK_FAILED');
+      await rows.nth(2).waitFor({ state: 'detached' });
+      expect(await rows.allTextContents()).toEqual([
+        expect.stringContaining('CALLBACK_FAILED'),
+        expect.stringContaining('CALLBACK_FAILED'),
+      ]);
+      await panel.getByLabel('Event type').selectOption('balance.low');
+      await panel.getByText('No delivery matches.').waitFor();
+      await panel.getByLabel('Event type').selectOption('');
+
+      // Recovered: the receiver answers 200 again, and both are sent once more and delivered.
+      failing = false;
+      const since = new Date(failedSince.getTime() - 60_000).toISOString().slice(0, 16);
+      await panel.getByLabel(/^Send failed deliveries again since/).fill(since);
+      await panel.getByRole('button', { name: 'Recover' }).click();
+      await panel.getByText(/^2 failed deliveries since .* sent again\.$/).waitFor();
+      await stage.work();
+      await panel.getByLabel('Status').selectOption('DELIVERED');
+      await rows.nth(9).waitFor();
+      await expect(rows.nth(0).textContent()).resolves.toContain('9 attempts, last: 200');
+      await expect(rows.nth(1).textContent()).resolves.toContain('9 attempts, last: 200');
+      expect(stage.receiver.received.filter((request) => request.url === '/panel')).toHaveLength(11 + 16 + 2);
+      // More than seven days back is the service's refusal, shown.
+      await panel.getByLabel(/^Send failed deliveries again since/).fill('2020-01-01T00:00');
+      await panel.getByRole('button', { name: 'Recover' }).click();
+      await panel.getByRole('alert').filter({ hasText: 'VALIDATION_ERROR' }).waitFor();
+
+      // At 390 px: the panel, an attempts list open, the recover form, and nothing wider than the screen.
+      await page.setViewportSize({ width: 390, height: 800 });
+      await rows
+        .nth(0)
+        .getByText(/^9 attempts/)
+        .click();
+      await rows.nth(0).getByRole('list').getByRole('listitem').nth(8).waitFor();
+      const overflow = Number(
+        await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      for (const locator of [
+        panel,
+        panel.getByRole('button', { name: 'Recover' }),
+        panel.getByRole('heading'),
+      ]) {
+        const box = await locator.boundingBox();
+        expect(box && box.x + box.width).toBeLessThanOrEqual(390);
+      }
+    } finally {
+      stage.receiver.setHandler(() => 200);
+      await context.close();
+    }
   });
 });

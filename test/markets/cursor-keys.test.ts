@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CursorCodec, cursorCodec, fingerprint } from '../../src/http/cursor.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
-import { type CursorCodec, cursorCodec, fingerprint } from '../../src/markets/search/cursor.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cursorCodec } from '../../src/http/cursor.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
-import { cursorCodec } from '../../src/markets/search/cursor.js';
 import { readList } from '../../src/markets/search/list.js';
 import { type OneWordRow, oneWordCount, oneWordStatement } from '../../src/markets/search/one-word.js';
 import { type ListQueryInput, parseListQuery } from '../../src/markets/search/query.js';

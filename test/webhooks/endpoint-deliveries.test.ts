@@ -119,3 +119,53 @@ describe("an endpoint's deliveries and their recovery", () => {
     expect(byEvent[older?.id as string]).toMatchObject({ status: 'CALLBACK_FAILED', attemptCount: 8 });
   });
 });
+
+describe("the cursor of an endpoint's deliveries", () => {
+  it('is the service’s own kind, signed for its endpoint and filters: altered, foreign or malformed is 400', async () => {
+    ctx.clock.set(new Date());
+    const account = await ctx.createAccount();
+    const mine = (await create(account, { url: `${receiver.url}/down/c`, eventTypes: ['*'] })).json();
+    const other = (await create(account, { url: `${receiver.url}/down/d`, eventTypes: ['*'] })).json();
+    // Three at the same instant: the pages part them by id.
+    const events = [await depositEvent(account), await depositEvent(account), await depositEvent(account)];
+    const list = (endpointId: string, query: string) =>
+      ctx.request(account.key, {
+        method: 'GET',
+        url: `/api/v1/webhooks/endpoints/${endpointId}/deliveries?${query}`,
+      });
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await list(mine.id, `limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.statusCode).toBe(200);
+      const body = page.json();
+      seen.push(...body.deliveries.map((d: { eventId: string }) => d.eventId));
+      cursor = body.nextCursor;
+      // The markets' kind of cursor (src/http/cursor.ts): a position and its signature.
+      if (cursor) expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    } while (cursor);
+    expect(seen.sort()).toEqual(events.map((e) => e?.id).sort());
+
+    const first = (await list(mine.id, 'limit=1')).json().nextCursor as string;
+    const refused = async (endpointId: string, query: string) => {
+      const answer = await list(endpointId, query);
+      expect(answer.statusCode, query).toBe(400);
+      expect(answer.json().code, query).toBe('VALIDATION_ERROR');
+      return answer.json().details.problems[0].path as string;
+    };
+    // Another endpoint's list, or the same list with another filter.
+    expect(await refused(other.id, `limit=1&cursor=${first}`)).toBe('query.cursor');
+    expect(await refused(mine.id, `limit=1&status=PENDING&cursor=${first}`)).toBe('query.cursor');
+    // Altered: another position under the same signature.
+    const [payload, check] = first.split('.') as [string, string];
+    const [at, id] = JSON.parse(Buffer.from(payload, 'base64url').toString()) as [string, string];
+    const moved = Buffer.from(JSON.stringify([at, `${id}x`])).toString('base64url');
+    expect(await refused(mine.id, `limit=1&cursor=${moved}.${check}`)).toBe('query.cursor');
+    // The unsigned `at|id` this list handed out before, and plain garbage.
+    const unsigned = Buffer.from(`${new Date().toISOString()}|${id}`).toString('base64url');
+    await refused(mine.id, `cursor=${unsigned}`);
+    await refused(mine.id, 'cursor=a.b.c');
+    await refused(mine.id, `cursor=${'x'.repeat(600)}.y`);
+  });
+});

@@ -66,7 +66,7 @@ export async function endpointWorld() {
   };
 }
 
-const depositData = {
+export const depositData = {
   id: 'sol:sig:0',
   status: 'credited' as const,
   token: 'SOL' as const,

@@ -3,13 +3,15 @@ import { type Answer, api, type Mode, ok, type RequestBody } from '../api';
 import { Card, CopyButton, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
+import { EndpointDeliveries } from './EndpointDeliveries';
 
 type Endpoint = Answer<'dashboardListWebhookEndpoints'>['endpoints'][number];
 type EventType = Answer<'listWebhookEventTypes'>['eventTypes'][number];
 
 /**
  * Registered endpoints for account events (docs/webhooks.md#account-events): the list, a banner
- * when one is disabled, the form, and a new secret shown once (after creating or rotating).
+ * when one is disabled, each one's deliveries and their recovery (EndpointDeliveries.tsx), the form,
+ * and a new secret shown once (after creating or rotating).
  */
 export function Endpoints({ mode }: { mode: Mode }) {
   const list = useData(
@@ -21,6 +23,8 @@ export function Endpoints({ mode }: { mode: Mode }) {
   const [secret, setSecret] = useState<{ url: string; value: string; note?: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
+  const [watched, setWatched] = useState<string | null>(null);
+  const watchedEndpoint = list.data?.endpoints.find((endpoint) => endpoint.id === watched);
   const byEndpoint = (endpoint: Endpoint) => ({ params: { path: { mode, endpointId: endpoint.id } } });
   const subject = (endpoint: Endpoint) => `endpoint-${endpoint.id}`;
   const disabled = list.data?.endpoints.filter((endpoint) => !endpoint.enabled) ?? [];
@@ -91,6 +95,11 @@ export function Endpoints({ mode }: { mode: Mode }) {
                 <td>{when(endpoint.createdAt)}</td>
                 <td class="actions">
                   <RowAction
+                    label={watched === endpoint.id ? 'Hide deliveries' : 'Deliveries'}
+                    subject={subject(endpoint)}
+                    onClick={() => setWatched(watched === endpoint.id ? null : endpoint.id)}
+                  />
+                  <RowAction
                     label={endpoint.enabled ? 'Disable' : 'Enable'}
                     subject={subject(endpoint)}
                     busy={act.busy}
@@ -158,6 +167,14 @@ export function Endpoints({ mode }: { mode: Mode }) {
               </tr>
             ))}
           </Table>
+        )}
+        {watchedEndpoint && (
+          <EndpointDeliveries
+            key={watchedEndpoint.id}
+            mode={mode}
+            endpoint={watchedEndpoint}
+            types={(catalog.data?.eventTypes ?? []).map((type) => type.name)}
+          />
         )}
         <EndpointForm
           mode={mode}

@@ -1,9 +1,9 @@
 import type { AccountMode } from '../../accounts/index.js';
 import type { Queryable } from '../../db/database.js';
+import type { CursorCodec } from '../../http/cursor.js';
 import type { MarketStatus } from '../ingest/events.js';
 import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
-import type { CursorCodec } from './cursor.js';
 import { type OneWordRow, oneWordCount, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
 import { type Built, countStatement, pageStatement, ranksEveryMatch } from './sql.js';

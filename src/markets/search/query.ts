@@ -1,13 +1,5 @@
 import Type, { type Static } from 'typebox';
 import { type ValidationProblem, validationError } from '../../errors.js';
-import { handlerRules, timestampRules } from '../../http/schemas.js';
-import { parseIsoTimestamp } from '../../lib/time.js';
-import {
-  MARKET_STATUSES,
-  type MarketStatus,
-  RESOLUTION_TYPES,
-  type ResolutionType,
-} from '../ingest/events.js';
 import {
   CURSOR_PATTERN,
   type CursorCodec,
@@ -16,7 +8,15 @@ import {
   MAX_CURSOR_LENGTH,
   OPAQUE,
   type Position,
-} from './cursor.js';
+} from '../../http/cursor.js';
+import { handlerRules, timestampRules } from '../../http/schemas.js';
+import { parseIsoTimestamp } from '../../lib/time.js';
+import {
+  MARKET_STATUSES,
+  type MarketStatus,
+  RESOLUTION_TYPES,
+  type ResolutionType,
+} from '../ingest/events.js';
 
 /** The query of GET /markets and what it means (docs/markets.md#search-and-sort). */
 

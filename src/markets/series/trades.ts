@@ -1,7 +1,5 @@
 import Type, { type Static } from 'typebox';
 import type { Queryable } from '../../db/database.js';
-import { round6 } from '../../lib/probability.js';
-import { toSol } from '../read/detail.js';
 import {
   CURSOR_PATTERN,
   type CursorCodec,
@@ -10,7 +8,9 @@ import {
   MAX_CURSOR_LENGTH,
   OPAQUE,
   type Position,
-} from '../search/cursor.js';
+} from '../../http/cursor.js';
+import { round6 } from '../../lib/probability.js';
+import { toSol } from '../read/detail.js';
 import * as sql from './sql.js';
 
 /** A market's latest trades, newest first, paged by a keyset cursor (docs/markets.md#trades). */

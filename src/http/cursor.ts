@@ -1,18 +1,19 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Queryable } from '../../db/database.js';
-import { instanceSetting } from '../../db/instance-settings.js';
-import { validationError } from '../../errors.js';
-import { parseIsoTimestamp } from '../../lib/time.js';
+import type { Queryable } from '../db/database.js';
+import { instanceSetting } from '../db/instance-settings.js';
+import { validationError } from '../errors.js';
+import { parseIsoTimestamp } from '../lib/time.js';
 
 /**
- * Keyset cursors (docs/markets.md#cursors): the position after the last item of a page — its sort
- * key and id — and a check that ties the cursor to the query that made it. The check is an HMAC of
- * the position and the query's fingerprint under the installation's cursor key, so only the service
- * can make a cursor: an edited or forged one, or one handed to another query (other filters, sort or
- * order; another market's trades), is refused with VALIDATION_ERROR rather than read as some other
- * position. A cursor is a position, not a secret: it grants nothing. Its key and id are range-checked
- * all the same, so that even a cursor made with the key reaches SQL only with values the statement's
- * casts accept.
+ * Keyset cursors, the one kind every cursor-paged list hands out (the markets, a market's trades,
+ * an endpoint's webhook deliveries; docs/markets.md#cursors): the position after the last item of a
+ * page — its sort key and id — and a check that ties the cursor to the query that made it. The check
+ * is an HMAC of the position and the query's fingerprint under the installation's cursor key, so only
+ * the service can make a cursor: an edited or forged one, or one handed to another query (other
+ * filters, sort or order; another market's trades, another endpoint's deliveries), is refused with
+ * VALIDATION_ERROR rather than read as some other position. A cursor is a position, not a secret: it
+ * grants nothing. Its key and id are range-checked all the same, so that even a cursor made with the
+ * key reaches SQL only with values the statement's casts accept.
  */
 
 export interface Position {
@@ -101,7 +102,7 @@ export function fingerprint(parts: readonly (string | number | undefined | null)
   return JSON.stringify(parts.map((p) => (p === undefined ? null : p)));
 }
 
-/** A market's or a trade's id, as ingestion admits them: printable ASCII, at most 200 characters. */
+/** An item's id (a market's or a trade's, as ingestion admits them; a delivery's): printable ASCII, at most 200 characters. */
 const ITEM_ID = /^[!-~]{1,200}$/;
 const TIMESTAMP_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
