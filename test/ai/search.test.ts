@@ -211,6 +211,7 @@ describe.each(['openai', 'xai'] as const)('%s web search (Responses API)', (kind
     expect(vote.error).toBeNull();
     expect(vote.outcomeIndex).toBe(0);
     expect(vote.searches).toBe(1);
+    expect(vote.search).toBe('on');
     const web = vote.evidence.filter((e) => e.kind === 'web');
     expect(web[0]).toEqual({
       kind: 'web',
@@ -304,19 +305,23 @@ describe.each(['openai', 'xai'] as const)('%s web search (Responses API)', (kind
       responsesAnswer(kind, [responsesMessage(kind, JSON.stringify(ANSWER), [])]),
     );
     const on = modelFor(kind, `${server.url}/v1`);
-    await ask(on, promptWith({ webSearch: false, tools: priceTools() }));
+    const offByPrompt = await ask(on, promptWith({ webSearch: false, tools: priceTools() }));
     const slotOff = modelFor(kind, `${server.url}/v1`, { AI_MODEL_1_WEB_SEARCH: 'off' });
     const vote = await ask(slotOff, promptWith());
     const globalOff = modelFor(kind, `${server.url}/v1`, {
       AI_WEB_SEARCH: 'off',
       AI_MODEL_1_WEB_SEARCH: 'on',
     });
-    await ask(globalOff, promptWith());
+    const onBySlot = await ask(globalOff, promptWith());
     const [first, second, third] = bodies();
     expect(toolsOf(first as Body).map((t) => t.type)).toEqual(['function']);
     expect(second?.tools).toBeUndefined();
     if (kind === 'openai') expect(second?.include).toBeUndefined();
     expect(vote.searches).toBe(0);
+    // The vote says search was turned off, whichever switch did it.
+    expect(vote.search).toBe('off');
+    expect(offByPrompt.search).toBe('off');
+    expect(onBySlot.search).toBe('on');
     // The slot's own switch wins over AI_WEB_SEARCH.
     expect(toolsOf(third as Body).map((t) => t.type)).toEqual(['web_search']);
   });
@@ -641,7 +646,7 @@ describe('google web search (Google Search grounding)', () => {
 // OpenAI-compatible: no native search
 
 describe('openai-compatible: no web search', () => {
-  it('sends no search tool, still runs the tool loop, and says searches: null', async () => {
+  it('sends no search tool, still runs the tool loop, and says searches: null, search: "unavailable"', async () => {
     const { server, bodies } = await fake((body) => {
       const messages = body.messages as Body[];
       const answered = messages.some((m) => m.role === 'tool');
@@ -673,6 +678,11 @@ describe('openai-compatible: no web search', () => {
     );
     expect(vote.error).toBeNull();
     expect(vote.searches).toBeNull();
+    // No search to offer, whatever AI_WEB_SEARCH says (on by default), and not even --search off changes it.
+    expect(vote.search).toBe('unavailable');
+    const model = modelFor('openai-compatible', `${server.url}/v1`, { AI_MODEL_1_WEB_SEARCH: 'on' });
+    expect(model.searchMode?.(promptWith())).toBe('unavailable');
+    expect(model.searchMode?.(promptWith({ webSearch: false }))).toBe('unavailable');
     const [first, second] = bodies();
     expect(toolsOf(first as Body)).toEqual([
       expect.objectContaining({

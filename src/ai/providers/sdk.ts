@@ -19,6 +19,7 @@ import {
   type ModelPrompt,
   type RawAnswer,
   type ResolutionModel,
+  type SearchMode,
   type TokenUsage,
 } from '../types.js';
 import {
@@ -275,12 +276,17 @@ export function sdkModel(
   options: SdkModelOptions = {},
 ): ResolutionModel {
   const name = `${slot.name}/${slot.model}`;
+  const searchMode = (prompt: ModelPrompt): SearchMode => {
+    if (options.search === undefined) return 'unavailable';
+    return slot.webSearch && prompt.webSearch !== false ? 'on' : 'off';
+  };
   return {
     name,
     timeoutMs: slot.timeoutMs,
+    searchMode,
     async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
       const search = options.search;
-      const searching = search !== undefined && slot.webSearch && prompt.webSearch !== false;
+      const searching = search !== undefined && searchMode(prompt) === 'on';
       const functions = prompt.tools && Object.keys(prompt.tools).length > 0 ? prompt.tools : undefined;
       const searchTools = searching ? { [WEB_SEARCH]: search.tool(slot.maxSearches) as Tool } : undefined;
       const providerOptions = mergeOptions(
