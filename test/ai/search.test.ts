@@ -512,6 +512,77 @@ describe('anthropic web search (Messages API)', () => {
     expect(vote.searches).toBe(3);
   });
 
+  it('pause_turn: the paused turn is sent back as it is, with the searches left, and resumed to its citations', async () => {
+    const { server, bodies } = await fake((body) => {
+      if (isAnswerCall(body)) return anthropicMessage([{ type: 'text', text: JSON.stringify(ANSWER) }]);
+      const messages = body.messages as { role: string; content: Body[] | string }[];
+      // The first call pauses after one search; the resend (ending with the paused answer) finishes.
+      if (messages.at(-1)?.role === 'user') {
+        return anthropicMessage(
+          [serverToolUse, searchResult([{ url: CITED, title: CITED_TITLE }])],
+          'pause_turn',
+          1,
+        );
+      }
+      return anthropicMessage(
+        [
+          citedText('The crew splashed down on April 10.', [
+            { url: CITED, title: CITED_TITLE, quote: QUOTE },
+          ]),
+        ],
+        'end_turn',
+        1,
+      );
+    });
+    const vote = await ask(modelFor('anthropic', `${server.url}/v1`, { AI_MAX_SEARCHES: '3' }), promptWith());
+    expect(vote.error).toBeNull();
+    expect(vote.searches).toBe(2);
+    // The citation came in the resumed turn: without the resend there would be none.
+    expect(vote.evidence).toEqual([
+      { kind: 'web', url: CITED, title: CITED_TITLE, quote: QUOTE, retrievedAt: now.toISOString() },
+    ]);
+    const [paused, resumed, answer] = bodies();
+    expect(bodies()).toHaveLength(3);
+    expect(toolsOf(paused as Body)).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+    ]);
+    // The resend: the question, then the paused answer's blocks unchanged (encrypted content
+    // included, as Anthropic requires), with the searches left of the cap.
+    expect(toolsOf(resumed as Body)).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 2 },
+    ]);
+    const messages = resumed?.messages as { role: string; content: Body[] }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[1]?.content.map((block) => block.type)).toEqual([
+      'server_tool_use',
+      'web_search_tool_result',
+    ]);
+    expect(JSON.stringify(messages[1])).toContain('Er0DCioICBgCIiRi');
+    // The answer call gets the model's notes of the whole turn.
+    expect(JSON.stringify(answer)).toContain('The crew splashed down on April 10.');
+  });
+
+  it('pause_turn without end: resent while searches are left, then the model fails as truncated', async () => {
+    const { server, bodies } = await fake((body) =>
+      isAnswerCall(body)
+        ? anthropicMessage([{ type: 'text', text: JSON.stringify(ANSWER) }])
+        : anthropicMessage(
+            [serverToolUse, searchResult([{ url: CITED, title: CITED_TITLE }])],
+            'pause_turn',
+            1,
+          ),
+    );
+    const vote = await ask(modelFor('anthropic', `${server.url}/v1`, { AI_MAX_SEARCHES: '2' }), promptWith());
+    expect(vote.error).toEqual({
+      kind: 'truncated',
+      message: 'the provider paused its search turn past the search cap',
+    });
+    expect(vote.outcomeIndex).toBeNull();
+    expect(vote.search).toBe('on');
+    // Two calls of one search each: the cap; no answer call from incomplete notes.
+    expect(bodies().map((body) => toolsOf(body).map((t) => t.max_uses))).toEqual([[2], [1]]);
+  });
+
   it('a 20 KB quote is cut to 500 characters', async () => {
     const long = 'x'.repeat(20_000);
     const { server } = await fake((body) =>
