@@ -1,6 +1,8 @@
-// AI resolution scenarios of `npm run bench` (BENCH_SCENARIOS=ai-wall,ai-load): the real service
-// (`sibyl start`: API and worker in one process) on PostgreSQL, its four model slots pointed at
-// fake providers in a child process (bench/fake-llm.js) that answer after fixed delays.
+// AI resolution scenarios of `npm run bench` (BENCH_SCENARIOS=ai-wall,ai-load,ai-tools): the real
+// service (`sibyl start`: API and worker in one process) on PostgreSQL, its four model slots pointed
+// at fake providers in a child process (bench/fake-llm.js) that answer after fixed delays. In
+// ai-tools each fake model first calls Sibyl's `sibyl_price` and answers from its result: two calls
+// a model, the tool answered from the database in between.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { migrate } from '../dist/db/migrate.js';
@@ -20,7 +22,7 @@ import {
 
 /** @typedef {import('./lib.js').Schemas} Schemas */
 
-export const AI_SCENARIOS = ['ai-wall', 'ai-load'];
+export const AI_SCENARIOS = ['ai-wall', 'ai-load', 'ai-tools'];
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const WALL_DELAYS = [200, 400, 800, 1600];
@@ -42,9 +44,10 @@ function withDatabase(url, name) {
 
 const fundedKey = (db, mode) => fundedAccount(db, { mode, label: 'ai', funds: 1_000_000n * 1_000_000n });
 
-async function startFakes(delays) {
+async function startFakes(delays, tools = false) {
   const child = startProcess('fake LLM providers', [new URL('fake-llm.js', import.meta.url).pathname], {
     FAKE_LLM_DELAYS: delays.join(','),
+    FAKE_LLM_TOOLS: tools ? '1' : '0',
   });
   const deadline = Date.now() + 10_000;
   for (;;) {
@@ -112,10 +115,18 @@ async function pollUntilDone(port, key, requestId) {
   }
 }
 
-/** One resolution at a time, from submit to COMPLETED seen by polling every 5 ms. */
-async function wallScenario(db, dbUrl, account, failures) {
-  const fakes = await startFakes(WALL_DELAYS);
-  const service = await startService('sibyl start (ai-wall)', WALL_PORT, dbUrl, fakes.ports);
+/** Whether every vote of a record holds the `sibyl_price` call its fake model made. */
+const calledTool = (record) =>
+  record.votes.every((vote) => vote.evidence.some((e) => e.kind === 'sibyl' && e.tool === 'sibyl_price'));
+
+/**
+ * One resolution at a time, from submit to COMPLETED seen by polling every 5 ms. With `tools`,
+ * each model makes two calls (the tool call, then the answer): the floor is twice the slowest.
+ */
+async function wallScenario(db, dbUrl, account, failures, tools = false) {
+  const id = tools ? 'ai-tools' : 'ai-wall';
+  const fakes = await startFakes(WALL_DELAYS, tools);
+  const service = await startService(`sibyl start (${id})`, WALL_PORT, dbUrl, fakes.ports);
   try {
     for (let i = 0; i < 2; i++) {
       const warm = await submit(WALL_PORT, account.key);
@@ -128,14 +139,15 @@ async function wallScenario(db, dbUrl, account, failures) {
       const { body } = await submit(WALL_PORT, account.key);
       const record = await pollUntilDone(WALL_PORT, account.key, body.requestId);
       walls.push(performance.now() - started);
-      if (record.status !== 'COMPLETED') failures.push(`ai-wall: ${body.requestId} ended ${record.status}`);
+      if (record.status !== 'COMPLETED') failures.push(`${id}: ${body.requestId} ended ${record.status}`);
+      if (tools && !calledTool(record)) failures.push(`${id}: a vote of ${body.requestId} made no tool call`);
       const [row] = await db.query(
         'SELECT extract(epoch FROM completed_at - created_at) * 1000 AS ms FROM ai_requests WHERE id = $1',
         [body.requestId],
       );
       server.push(Number(row.ms));
     }
-    const slowest = Math.max(...WALL_DELAYS);
+    const slowest = Math.max(...WALL_DELAYS) * (tools ? 2 : 1);
     return { walls, server, slowest, ratio: median(walls) / slowest };
   } finally {
     await stopProcess(service);
@@ -148,10 +160,23 @@ function percentile(values, p) {
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 }
 
-/** LOAD_COUNT resolutions submitted at once; price requests paced every 10 ms meanwhile. */
-async function loadScenario(db, dbUrl, account, prober, failures) {
-  const fakes = await startFakes([LOAD_DELAY, LOAD_DELAY, LOAD_DELAY, LOAD_DELAY]);
-  const service = await startService('sibyl start (ai-load)', LOAD_PORT, dbUrl, fakes.ports);
+/**
+ * LOAD_COUNT resolutions submitted at once; price requests paced every 10 ms meanwhile, unless
+ * `probe` is false. With `tools`, each model calls `sibyl_price` first (each of its two calls after
+ * LOAD_DELAY). The service's CPU counts the probes it answers: a run that lasts longer answers more,
+ * so the CPU of resolutions with and without tools is compared without probes.
+ */
+async function loadScenario(
+  db,
+  dbUrl,
+  account,
+  prober,
+  failures,
+  { tools = false, probe: probed = true } = {},
+) {
+  const id = `${tools ? 'ai-tools' : 'ai-load'}${probed ? '' : ' (no probes)'}`;
+  const fakes = await startFakes([LOAD_DELAY, LOAD_DELAY, LOAD_DELAY, LOAD_DELAY], tools);
+  const service = await startService(`sibyl start (${id})`, LOAD_PORT, dbUrl, fakes.ports);
   try {
     const warm = await Promise.all(Array.from({ length: 20 }, () => submit(LOAD_PORT, account.key)));
     for (const w of warm) await pollUntilDone(LOAD_PORT, account.key, w.body.requestId);
@@ -166,10 +191,10 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
       });
       await r.arrayBuffer();
       if (r.status === 200) latencies.push(performance.now() - t);
-      else failures.push(`ai-load: a price probe answered ${r.status}`);
+      else failures.push(`${id}: a price probe answered ${r.status}`);
     };
     const timer = setInterval(() => {
-      if (probing) probes.push(probe());
+      if (probing && probed) probes.push(probe());
     }, PROBE_INTERVAL_MS);
 
     const cpu = { service: processCpuSeconds(service.pid), postgres: postgresCpuSeconds() };
@@ -179,7 +204,7 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
     );
     const accepted = performance.now() - started;
     const ids = submitted.map((s) => s.body.requestId);
-    if (submitted.some((s) => s.status !== 200)) failures.push('ai-load: a submit was refused');
+    if (submitted.some((s) => s.status !== 200)) failures.push(`${id}: a submit was refused`);
     for (;;) {
       const [row] = await db.query(
         `SELECT count(*) FILTER (WHERE status = 'COMPLETED') AS done,
@@ -198,14 +223,17 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
     probing = false;
     clearInterval(timer);
     await Promise.all(probes);
+    if (tools && !calledTool(await pollUntilDone(LOAD_PORT, account.key, ids[ids.length - 1]))) {
+      failures.push(`${id}: a vote made no tool call`);
+    }
     return {
       accepted,
       elapsed,
       cpuService: perResolutionMs(serviceCpu),
       cpuPostgres: perResolutionMs(postgresCpu),
       probes: latencies.length,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
+      p50: percentile(latencies, 50) ?? Number.NaN,
+      p99: percentile(latencies, 99) ?? Number.NaN,
       max: Math.max(...latencies),
     };
   } finally {
@@ -249,9 +277,9 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
       );
       process.stderr.write(`ai-wall: ratio ${r.ratio.toFixed(3)}\n`);
     }
+    const ms2 = (/** @type {number | null} */ v) => (v === null ? '—' : v.toFixed(2));
     if (wanted('ai-load')) {
       const r = await loadScenario(db, url, live, prober, failures);
-      const ms2 = (/** @type {number | null} */ v) => (v === null ? '—' : v.toFixed(2));
       lines.push(
         `**ai-load** — ${LOAD_COUNT} resolutions submitted at once, all four providers answering in ${LOAD_DELAY} ms: ` +
           `all accepted in ${Math.round(r.accepted)} ms; all COMPLETED with their callback rows written after ` +
@@ -262,6 +290,32 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
       );
       process.stderr.write(`ai-load: ${(r.elapsed / 1000).toFixed(2)} s, price p99 ${r.p99.toFixed(1)} ms\n`);
     }
+    if (wanted('ai-tools')) {
+      const wall = await wallScenario(db, url, live, failures, true);
+      // The same load with tools and without, in this run and without price probes (their CPU would
+      // count against the longer run): the baseline of the CPU goal.
+      const bare = await loadScenario(db, url, live, prober, failures, { probe: false });
+      const r = await loadScenario(db, url, live, prober, failures, { tools: true, probe: false });
+      const ms = (v) => `${Math.round(v)}`;
+      const cpuRatio =
+        r.cpuService === null || bare.cpuService === null ? null : r.cpuService / bare.cpuService;
+      lines.push(
+        `**ai-tools** — each model first calls \`sibyl_price\` and answers from its result (two calls a model, ` +
+          `each after its delay). One resolution at a time, providers answering in ${WALL_DELAYS.join('/')} ms a call, ` +
+          `${WALL_RUNS} runs: median ${ms(median(wall.walls))} ms (runs: ${wall.walls.map(ms).join(', ')}; in the ` +
+          `database: median ${ms(median(wall.server))} ms) ÷ the slowest model's two calls (${wall.slowest} ms) = ` +
+          `**${wall.ratio.toFixed(3)}** (goal ≤ 1.05: ${wall.ratio <= 1.05 ? 'met' : 'NOT met'}). ` +
+          `${LOAD_COUNT} at once, ${LOAD_DELAY} ms a call: all COMPLETED after ${(r.elapsed / 1000).toFixed(2)} s; ` +
+          `CPU per resolution: service ${ms2(r.cpuService)} ms with tools, ${ms2(bare.cpuService)} ms without ` +
+          `(**${cpuRatio === null ? '—' : cpuRatio.toFixed(2)}×**, goal ≤ 1.2: ${cpuRatio !== null && cpuRatio <= 1.2 ? 'met' : 'NOT met'}), ` +
+          `PostgreSQL ${ms2(r.cpuPostgres)} ms with, ${ms2(bare.cpuPostgres)} ms without` +
+          ' (both without price probes).',
+        '',
+      );
+      process.stderr.write(
+        `ai-tools: ratio ${wall.ratio.toFixed(3)}, service CPU ${ms2(r.cpuService)} / ${ms2(bare.cpuService)} ms\n`,
+      );
+    }
     const report = await reconcileLedger(db);
     if (!report.ok) failures.push('AI bench: the ledger does not reconcile');
     const [charges] = await db.query(
@@ -271,7 +325,8 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
     if (charges.n !== requests.n)
       failures.push(`AI bench: ${charges.n} charges for ${requests.n} resolutions`);
     lines.push(
-      `Command: \`BENCH_SCENARIOS=ai-wall,ai-load npm run bench\`. Ledger reconciled: ${report.ok ? 'yes' : 'NO'}.`,
+      `Command: \`BENCH_SCENARIOS=${(only ?? AI_SCENARIOS).filter((s) => AI_SCENARIOS.includes(s)).join(',')} npm run bench\`. ` +
+        `Ledger reconciled: ${report.ok ? 'yes' : 'NO'}.`,
     );
   } finally {
     await db.close();

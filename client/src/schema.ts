@@ -2573,6 +2573,8 @@ export interface components {
             searches: number | null;
             /** @description Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure */
             abstainReason: ("too_early" | "insufficient_evidence" | "ambiguous") | null;
+            /** @description Whether the call was offered its provider’s web search: `on`; `off` (AI_WEB_SEARCH, the slot’s AI_MODEL_n_WEB_SEARCH, or an evaluation without search); `unavailable` (the slot’s provider has none, as an OpenAI-compatible endpoint). Null on an abandoned model’s vote and on votes stored before the field existed */
+            search: ("on" | "off" | "unavailable") | null;
         };
         /** ApiKey */
         ApiKey: {

@@ -4,7 +4,14 @@ import type { Clock } from '../lib/clock.js';
 import { metrics } from '../metrics/metrics.js';
 import { checkAnswer } from './answer.js';
 import { checkEvidence } from './evidence.js';
-import { ModelError, type ModelPrompt, type RawAnswer, type ResolutionModel, type Vote } from './types.js';
+import {
+  ModelError,
+  type ModelPrompt,
+  type RawAnswer,
+  type ResolutionModel,
+  type SearchMode,
+  type Vote,
+} from './types.js';
 
 export interface AskOptions {
   /** Aborts when the resolution's deadline passes: every call still running then fails as a timeout. */
@@ -56,7 +63,8 @@ export async function askModel(
   options: AskOptions,
 ): Promise<Vote> {
   const started = performance.now();
-  const base = { position, model: model.name };
+  const search: SearchMode = model.searchMode?.(prompt) ?? 'unavailable';
+  const base = { position, model: model.name, search };
   for (let attempt = 0; ; attempt++) {
     const signal = AbortSignal.any([options.deadline, AbortSignal.timeout(model.timeoutMs)]);
     try {

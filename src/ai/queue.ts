@@ -45,6 +45,8 @@ function abandoned(position: number, model: string): Vote {
     evidence: [],
     searches: null,
     abstainReason: null,
+    // Not asked on the last attempt: what its call was offered is not known.
+    search: null,
   };
 }
 

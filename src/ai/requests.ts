@@ -18,7 +18,7 @@ import type {
   ResolveBodyInput,
 } from './schemas.js';
 import * as sql from './sql.js';
-import type { ModelFailure, ResolutionQuestion, Vote } from './types.js';
+import type { ModelFailure, ResolutionQuestion, SearchMode, Vote } from './types.js';
 
 /** A request row, as the statements of sql.ts return it. */
 export interface RequestRow {
@@ -177,6 +177,7 @@ interface VoteRow {
   evidence: Evidence[];
   searches: number | null;
   abstain_reason: AbstainReason | null;
+  search: SearchMode | null;
 }
 
 function toVote(row: VoteRow): Vote {
@@ -195,6 +196,7 @@ function toVote(row: VoteRow): Vote {
     evidence: row.evidence,
     searches: row.searches,
     abstainReason: row.abstain_reason,
+    search: row.search,
   };
 }
 
@@ -231,6 +233,7 @@ export async function saveVote(
     JSON.stringify(vote.evidence),
     vote.searches,
     vote.abstainReason,
+    vote.search,
   ]);
   return stored.length === 1;
 }
@@ -271,8 +274,8 @@ export function presentRecord(row: RequestRow, votes: readonly Vote[]): AiRecord
 }
 
 /** A vote as the record, the list and the callback show it: without its slot (the array's order). */
-export function presentVote({ position: _position, ...vote }: Vote): AiVoteObject {
-  return vote;
+export function presentVote({ position: _position, search, ...vote }: Vote): AiVoteObject {
+  return { ...vote, search };
 }
 
 /** A stored result as shown: one finished before results had `abstainReason` shows it null. */

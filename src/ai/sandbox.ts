@@ -152,6 +152,8 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
   return {
     name,
     timeoutMs,
+    // Their search is simulated, and off with the prompt's (`sibyl ai evaluate --search off`).
+    searchMode: (prompt) => (prompt.webSearch === false ? 'off' : 'on'),
     async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
       const { question, outcomes, context } = prompt.data;
       const { directives } = parseSandboxDirectives(context ?? '');

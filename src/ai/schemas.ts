@@ -12,7 +12,7 @@ import {
 import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
 import { ABSTAIN_REASONS, EVIDENCE_LIMITS, SIBYL_TOOLS } from './evidence.js';
 import { LIMITS } from './input.js';
-import { FAILURE_KINDS } from './types.js';
+import { FAILURE_KINDS, SEARCH_MODES } from './types.js';
 
 const AbstainReason = Type.Union([Type.Enum(ABSTAIN_REASONS), Type.Null()]);
 
@@ -216,6 +216,10 @@ export const VoteSchema = Type.Object(
       ...AbstainReason,
       description: 'Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure',
     },
+    search: Type.Union([Type.Enum(SEARCH_MODES), Type.Null()], {
+      description:
+        'Whether the call was offered its provider’s web search: `on`; `off` (AI_WEB_SEARCH, the slot’s AI_MODEL_n_WEB_SEARCH, or an evaluation without search); `unavailable` (the slot’s provider has none, as an OpenAI-compatible endpoint). Null on an abandoned model’s vote and on votes stored before the field existed',
+    }),
   },
   { title: 'AiVote', description: 'One model’s answer (extension)' },
 );

@@ -41,7 +41,7 @@ export const COUNT_REQUESTS = statement(
 );
 
 const VOTE_COLUMNS = `request_id, position, model, outcome_index, confidence, reasoning, latency_ms, error_kind,
-  error_message, input_tokens, output_tokens, evidence, searches, abstain_reason`;
+  error_message, input_tokens, output_tokens, evidence, searches, abstain_reason, search`;
 
 export const SELECT_VOTES = statement(
   'ai_select_votes',
@@ -91,10 +91,10 @@ export const SAVE_VOTE = statement(
   'ai_save_vote',
   `INSERT INTO ai_votes (request_id, position, model, outcome_index, confidence, reasoning, latency_ms,
                          error_kind, error_message, input_tokens, output_tokens, answered_at,
-                         evidence, searches, abstain_reason)
+                         evidence, searches, abstain_reason, search)
    SELECT $1::text, $3::smallint, $4::text, $5::integer, $6::double precision, $7::text, $8::integer,
           $9::text, $10::text, $11::integer, $12::integer, $13::timestamptz,
-          $14::jsonb, $15::integer, $16::text
+          $14::jsonb, $15::integer, $16::text, $17::text
     WHERE EXISTS (SELECT 1 FROM ai_requests WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING' FOR SHARE)
    ON CONFLICT (request_id, position) DO NOTHING
    RETURNING position`,

@@ -46,6 +46,15 @@ export interface ModelPrompt {
   webSearch?: boolean;
 }
 
+/**
+ * Whether a model call was offered its provider's web search (docs/ai.md#web-search): `on`; `off`,
+ * turned off by AI_WEB_SEARCH, the slot's AI_MODEL_n_WEB_SEARCH or the call (`sibyl ai evaluate
+ * --search off`); `unavailable`, the slot's provider has none (a plain OpenAI-compatible endpoint),
+ * whatever the settings say.
+ */
+export const SEARCH_MODES = ['on', 'off', 'unavailable'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
+
 export interface TokenUsage {
   inputTokens: number | null;
   outputTokens: number | null;
@@ -72,6 +81,8 @@ export interface ResolutionModel {
   readonly timeoutMs: number;
   /** Throws ModelError on every failure; `signal` aborts at the call's timeout or the deadline. */
   ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer>;
+  /** Whether a call with this prompt is offered web search; a model without it has none (`unavailable`). */
+  searchMode?(prompt: ModelPrompt): SearchMode;
 }
 
 /** Why a model gave no valid answer; each counts as that model failing, never as a vote. */
@@ -130,6 +141,11 @@ export interface Vote {
   searches: number | null;
   /** Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure. */
   abstainReason: AbstainReason | null;
+  /**
+   * Whether the call was offered web search, failed or not; null on an abandoned model's vote and on
+   * the votes stored before this field.
+   */
+  search: SearchMode | null;
 }
 
 /** A valid answer: a vote for an outcome, or a null "cannot determine". */

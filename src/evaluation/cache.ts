@@ -101,8 +101,8 @@ function parseLine(line: string): { k: string; vote: Vote } | null {
   try {
     const { k, vote } = JSON.parse(line) as { k: string; vote: Partial<Vote> & Pick<Vote, 'model'> };
     if (typeof k !== 'string' || !vote || typeof vote.model !== 'string') return null;
-    // An answer cached before votes carried evidence: none, searches unknown, an abstention's
-    // reason the general one (as src/ai/answer.ts reads an answer without it).
+    // An answer cached before votes carried evidence: none, searches and search unknown, an
+    // abstention's reason the general one (as src/ai/answer.ts reads an answer without it).
     const abstained = vote.error === null && vote.outcomeIndex === null;
     return {
       k,
@@ -110,6 +110,7 @@ function parseLine(line: string): { k: string; vote: Vote } | null {
         ...vote,
         evidence: vote.evidence ?? [],
         searches: vote.searches ?? null,
+        search: vote.search ?? null,
         abstainReason: vote.abstainReason ?? (abstained ? 'insufficient_evidence' : null),
       } as Vote,
     };

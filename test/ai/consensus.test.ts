@@ -22,6 +22,7 @@ function votes(answers: Answer[]): Vote[] {
       usage: null,
       evidence: [],
       searches: null,
+      search: null,
       abstainReason: null,
     };
     if (answer === 'x') {

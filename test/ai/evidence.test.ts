@@ -3,7 +3,7 @@ import { checkAnswer } from '../../src/ai/answer.js';
 import { checkEvidence, EVIDENCE_LIMITS } from '../../src/ai/evidence.js';
 import { createAiQueue } from '../../src/ai/queue.js';
 import { type Resolver, resolveWithModels } from '../../src/ai/resolver.js';
-import type { ModelPrompt, RawAnswer, ResolutionModel } from '../../src/ai/types.js';
+import type { ModelPrompt, RawAnswer, ResolutionModel, SearchMode } from '../../src/ai/types.js';
 import { silentLog } from '../../src/logger.js';
 import { registry } from '../../src/metrics/metrics.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
@@ -160,9 +160,12 @@ describe('evidence through a resolution: stored, polled, listed and called back'
   /** What each of the four models answers, by position: set per case. */
   let answers: RawAnswer[] = [];
 
+  /** Whether each model's calls are offered web search: the last declares nothing (it has none). */
+  const searchModes: (SearchMode | undefined)[] = ['on', 'off', 'unavailable', undefined];
   const model = (position: number): ResolutionModel => ({
     name: `test/m${position}`,
     timeoutMs: 5000,
+    ...(searchModes[position] ? { searchMode: () => searchModes[position] as SearchMode } : {}),
     async ask(prompt) {
       prompts.push(prompt);
       return answers[position] as RawAnswer;
@@ -240,6 +243,13 @@ describe('evidence through a resolution: stored, polled, listed and called back'
     const record = (await poll(ctx, account.key, requestId)).json();
     expect(record.status).toBe('COMPLETED');
     expect(record.votes.map((v: { searches: unknown }) => v.searches)).toEqual([2, 0, null, null]);
+    // Whether each call was offered web search, stored with the vote.
+    expect(record.votes.map((v: { search: unknown }) => v.search)).toEqual([
+      'on',
+      'off',
+      'unavailable',
+      'unavailable',
+    ]);
     expect(record.votes[0].evidence).toEqual([
       {
         kind: 'web',

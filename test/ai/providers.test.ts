@@ -120,6 +120,8 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
       // Search is off here: none made, where the provider has one.
       searches: kind === 'openai-compatible' ? null : 0,
       abstainReason: null,
+      // Turned off for these fakes; an OpenAI-compatible endpoint has none to turn off.
+      search: kind === 'openai-compatible' ? 'unavailable' : 'off',
     });
     const request = fake.server.requests.at(-1);
     const asked = fake.asked().at(-1);

@@ -105,6 +105,7 @@ describe('POST /ai/resolve, then polling', () => {
       evidence: [{ ...sandboxEvidence(body.question), retrievedAt: ctx.clock.now().toISOString() }],
       searches: 1,
       abstainReason: null,
+      search: 'on',
     }));
     const done = await poll(ctx, account.key, requestId);
     expect(done.json()).toEqual({
@@ -218,6 +219,7 @@ describe('POST /ai/resolve, then polling', () => {
       // Web search is off for these fakes (fakeSlotsEnv): OpenAI made none.
       searches: 0,
       abstainReason: null,
+      search: 'off',
     });
     expect(record.votes[2]).toMatchObject({
       model: 'google/gemini-2.5-flash',

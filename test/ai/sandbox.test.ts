@@ -64,6 +64,7 @@ describe('sandbox models', () => {
     const q = question('').question;
     for (const vote of votes) {
       expect(vote.searches).toBe(1);
+      expect(vote.search).toBe('on');
       expect(vote.evidence).toEqual([
         {
           kind: 'web',

@@ -211,6 +211,7 @@ describe.each(['openai', 'xai'] as const)('%s web search (Responses API)', (kind
     expect(vote.error).toBeNull();
     expect(vote.outcomeIndex).toBe(0);
     expect(vote.searches).toBe(1);
+    expect(vote.search).toBe('on');
     const web = vote.evidence.filter((e) => e.kind === 'web');
     expect(web[0]).toEqual({
       kind: 'web',
@@ -304,19 +305,23 @@ describe.each(['openai', 'xai'] as const)('%s web search (Responses API)', (kind
       responsesAnswer(kind, [responsesMessage(kind, JSON.stringify(ANSWER), [])]),
     );
     const on = modelFor(kind, `${server.url}/v1`);
-    await ask(on, promptWith({ webSearch: false, tools: priceTools() }));
+    const offByPrompt = await ask(on, promptWith({ webSearch: false, tools: priceTools() }));
     const slotOff = modelFor(kind, `${server.url}/v1`, { AI_MODEL_1_WEB_SEARCH: 'off' });
     const vote = await ask(slotOff, promptWith());
     const globalOff = modelFor(kind, `${server.url}/v1`, {
       AI_WEB_SEARCH: 'off',
       AI_MODEL_1_WEB_SEARCH: 'on',
     });
-    await ask(globalOff, promptWith());
+    const onBySlot = await ask(globalOff, promptWith());
     const [first, second, third] = bodies();
     expect(toolsOf(first as Body).map((t) => t.type)).toEqual(['function']);
     expect(second?.tools).toBeUndefined();
     if (kind === 'openai') expect(second?.include).toBeUndefined();
     expect(vote.searches).toBe(0);
+    // The vote says search was turned off, whichever switch did it.
+    expect(vote.search).toBe('off');
+    expect(offByPrompt.search).toBe('off');
+    expect(onBySlot.search).toBe('on');
     // The slot's own switch wins over AI_WEB_SEARCH.
     expect(toolsOf(third as Body).map((t) => t.type)).toEqual(['web_search']);
   });
@@ -507,6 +512,77 @@ describe('anthropic web search (Messages API)', () => {
     expect(vote.searches).toBe(3);
   });
 
+  it('pause_turn: the paused turn is sent back as it is, with the searches left, and resumed to its citations', async () => {
+    const { server, bodies } = await fake((body) => {
+      if (isAnswerCall(body)) return anthropicMessage([{ type: 'text', text: JSON.stringify(ANSWER) }]);
+      const messages = body.messages as { role: string; content: Body[] | string }[];
+      // The first call pauses after one search; the resend (ending with the paused answer) finishes.
+      if (messages.at(-1)?.role === 'user') {
+        return anthropicMessage(
+          [serverToolUse, searchResult([{ url: CITED, title: CITED_TITLE }])],
+          'pause_turn',
+          1,
+        );
+      }
+      return anthropicMessage(
+        [
+          citedText('The crew splashed down on April 10.', [
+            { url: CITED, title: CITED_TITLE, quote: QUOTE },
+          ]),
+        ],
+        'end_turn',
+        1,
+      );
+    });
+    const vote = await ask(modelFor('anthropic', `${server.url}/v1`, { AI_MAX_SEARCHES: '3' }), promptWith());
+    expect(vote.error).toBeNull();
+    expect(vote.searches).toBe(2);
+    // The citation came in the resumed turn: without the resend there would be none.
+    expect(vote.evidence).toEqual([
+      { kind: 'web', url: CITED, title: CITED_TITLE, quote: QUOTE, retrievedAt: now.toISOString() },
+    ]);
+    const [paused, resumed, answer] = bodies();
+    expect(bodies()).toHaveLength(3);
+    expect(toolsOf(paused as Body)).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+    ]);
+    // The resend: the question, then the paused answer's blocks unchanged (encrypted content
+    // included, as Anthropic requires), with the searches left of the cap.
+    expect(toolsOf(resumed as Body)).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 2 },
+    ]);
+    const messages = resumed?.messages as { role: string; content: Body[] }[];
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(messages[1]?.content.map((block) => block.type)).toEqual([
+      'server_tool_use',
+      'web_search_tool_result',
+    ]);
+    expect(JSON.stringify(messages[1])).toContain('Er0DCioICBgCIiRi');
+    // The answer call gets the model's notes of the whole turn.
+    expect(JSON.stringify(answer)).toContain('The crew splashed down on April 10.');
+  });
+
+  it('pause_turn without end: resent while searches are left, then the model fails as truncated', async () => {
+    const { server, bodies } = await fake((body) =>
+      isAnswerCall(body)
+        ? anthropicMessage([{ type: 'text', text: JSON.stringify(ANSWER) }])
+        : anthropicMessage(
+            [serverToolUse, searchResult([{ url: CITED, title: CITED_TITLE }])],
+            'pause_turn',
+            1,
+          ),
+    );
+    const vote = await ask(modelFor('anthropic', `${server.url}/v1`, { AI_MAX_SEARCHES: '2' }), promptWith());
+    expect(vote.error).toEqual({
+      kind: 'truncated',
+      message: 'the provider paused its search turn past the search cap',
+    });
+    expect(vote.outcomeIndex).toBeNull();
+    expect(vote.search).toBe('on');
+    // Two calls of one search each: the cap; no answer call from incomplete notes.
+    expect(bodies().map((body) => toolsOf(body).map((t) => t.max_uses))).toEqual([[2], [1]]);
+  });
+
   it('a 20 KB quote is cut to 500 characters', async () => {
     const long = 'x'.repeat(20_000);
     const { server } = await fake((body) =>
@@ -641,7 +717,7 @@ describe('google web search (Google Search grounding)', () => {
 // OpenAI-compatible: no native search
 
 describe('openai-compatible: no web search', () => {
-  it('sends no search tool, still runs the tool loop, and says searches: null', async () => {
+  it('sends no search tool, still runs the tool loop, and says searches: null, search: "unavailable"', async () => {
     const { server, bodies } = await fake((body) => {
       const messages = body.messages as Body[];
       const answered = messages.some((m) => m.role === 'tool');
@@ -673,6 +749,11 @@ describe('openai-compatible: no web search', () => {
     );
     expect(vote.error).toBeNull();
     expect(vote.searches).toBeNull();
+    // No search to offer, whatever AI_WEB_SEARCH says (on by default), and not even --search off changes it.
+    expect(vote.search).toBe('unavailable');
+    const model = modelFor('openai-compatible', `${server.url}/v1`, { AI_MODEL_1_WEB_SEARCH: 'on' });
+    expect(model.searchMode?.(promptWith())).toBe('unavailable');
+    expect(model.searchMode?.(promptWith({ webSearch: false }))).toBe('unavailable');
     const [first, second] = bodies();
     expect(toolsOf(first as Body)).toEqual([
       expect.objectContaining({

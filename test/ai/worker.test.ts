@@ -121,6 +121,7 @@ describe('finishing a request', () => {
       usage: { inputTokens: 10, outputTokens: 5 },
       evidence: [],
       searches: null,
+      search: null,
       abstainReason: null,
     };
     await saveVote(

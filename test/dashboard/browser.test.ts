@@ -244,6 +244,8 @@ describe('the pages', () => {
     expect(await link.getAttribute('href')).toMatch(/^https:\/\/example\.com\/sandbox\/[0-9a-f]{16}$/);
     expect(await link.getAttribute('target')).toBe('_blank');
     expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    // Whether the model was offered web search, with the searches it reports.
+    await expect(first.locator('td').nth(5).textContent()).resolves.toBe('on (1)');
     // (The stored JSON's keys come back in the database's order.)
     const text = await first.textContent();
     expect(text).toMatch(/sibyl_price\(\{[^)]*"symbol":"SOL"[^)]*\}\) → \{[^}]*"status":"no_data"/);
@@ -268,6 +270,7 @@ describe('the pages', () => {
       usage: null,
       evidence: [],
       searches: null,
+      search: null,
       abstainReason: null,
     });
     const question = (id: string, answer: number, votes: (number | null)[]) => ({

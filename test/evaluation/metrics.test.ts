@@ -28,6 +28,7 @@ function votes(...specs: Spec[]): Vote[] {
     usage: spec === 'x' ? null : { inputTokens: 100, outputTokens: 10 },
     evidence: [],
     searches: null,
+    search: null,
     abstainReason: spec !== 'x' && spec[0] === null ? 'insufficient_evidence' : null,
   }));
 }

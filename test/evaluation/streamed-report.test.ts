@@ -203,6 +203,7 @@ describe('the answer cache', () => {
       usage: null,
       evidence: [],
       searches: null,
+      search: null,
       abstainReason: null,
     });
     const key = (i: number) => createHash('sha256').update(String(i)).digest('base64url');

@@ -69,6 +69,17 @@ function answerOf(vote: RecordView['votes'][number], outcomes: string[]): string
 
 type Evidence = RecordView['votes'][number]['evidence'][number];
 
+/**
+ * Whether the model was offered web search (docs/ai.md#web-search), with the searches its provider
+ * reports: "on (2)", "off", "none" when its provider has no search, "—" when not known.
+ */
+function searchOf(vote: RecordView['votes'][number]): string {
+  if (vote.search === 'unavailable') return 'none';
+  if (vote.search === 'off') return 'off';
+  if (vote.search === 'on') return vote.searches === null ? 'on' : `on (${vote.searches})`;
+  return '—';
+}
+
 /** Only http(s) links are made: evidence comes from the providers and is untrusted (docs/ai.md#evidence). */
 const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
 
@@ -128,7 +139,15 @@ function Votes({ mode, request }: { mode: Mode; request: Summary }) {
           )}
           <Table
             label="Votes"
-            columns={['Model', 'Outcome', num('Confidence'), 'Reasoning', num('Latency'), 'Evidence']}
+            columns={[
+              'Model',
+              'Outcome',
+              num('Confidence'),
+              'Reasoning',
+              num('Latency'),
+              'Web search',
+              'Evidence',
+            ]}
           >
             {data.votes.map((vote) => (
               <tr key={vote.model}>
@@ -137,6 +156,7 @@ function Votes({ mode, request }: { mode: Mode; request: Summary }) {
                 <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
                 <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
                 <td class="num">{vote.latencyMs} ms</td>
+                <td>{searchOf(vote)}</td>
                 <td>
                   <EvidenceList items={vote.evidence} />
                 </td>

@@ -19,6 +19,7 @@ import {
   type ModelPrompt,
   type RawAnswer,
   type ResolutionModel,
+  type SearchMode,
   type TokenUsage,
 } from '../types.js';
 import {
@@ -32,6 +33,7 @@ import {
   type SdkModelOptions,
   WEB_SEARCH,
 } from './grounding.js';
+import { PAUSE_TURN, researchResumed } from './resume.js';
 
 // The SDK prints its warnings (say, a parameter a model ignores) to the console; the service's
 // output is its structured log only.
@@ -275,12 +277,17 @@ export function sdkModel(
   options: SdkModelOptions = {},
 ): ResolutionModel {
   const name = `${slot.name}/${slot.model}`;
+  const searchMode = (prompt: ModelPrompt): SearchMode => {
+    if (options.search === undefined) return 'unavailable';
+    return slot.webSearch && prompt.webSearch !== false ? 'on' : 'off';
+  };
   return {
     name,
     timeoutMs: slot.timeoutMs,
+    searchMode,
     async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
       const search = options.search;
-      const searching = search !== undefined && slot.webSearch && prompt.webSearch !== false;
+      const searching = search !== undefined && searchMode(prompt) === 'on';
       const functions = prompt.tools && Object.keys(prompt.tools).length > 0 ? prompt.tools : undefined;
       const searchTools = searching ? { [WEB_SEARCH]: search.tool(slot.maxSearches) as Tool } : undefined;
       const providerOptions = mergeOptions(
@@ -299,21 +306,29 @@ export function sdkModel(
       };
       let usage: TokenUsage | null = null;
       try {
-        const researched = await Promise.all(
+        const turns = await Promise.all(
           research.map((call) =>
-            generateText({
-              ...base,
-              prompt: prompt.user,
-              tools: call.tools,
-              stopWhen: stepCountIs(MAX_STEPS),
-            }),
+            researchResumed(
+              (messages, tools) =>
+                generateText({ ...base, messages, tools, stopWhen: stepCountIs(MAX_STEPS) }),
+              prompt.user,
+              call.tools,
+              searching ? search : undefined,
+              slot.maxSearches,
+            ),
           ),
         );
+        const researched = turns.flatMap((turn) => turn.results);
         for (const result of researched) {
           usage = addUsage(usage, result.totalUsage);
           if (result.finishReason === 'content-filter') {
             throw new ModelError('refused', 'the provider refused to answer', { usage });
           }
+        }
+        if (turns.some((turn) => turn.paused)) {
+          throw new ModelError('truncated', 'the provider paused its search turn past the search cap', {
+            usage,
+          });
         }
         const output = Output.object({
           schema: jsonSchema(prompt.schema),
@@ -329,7 +344,7 @@ export function sdkModel(
                   { role: 'user' as const, content: prompt.user },
                   {
                     role: 'assistant' as const,
-                    content: researched.map((r) => notesOf(r.steps)).join('\n\n'),
+                    content: turns.map((t) => notesOf(t.results.flatMap((r) => r.steps))).join('\n\n'),
                   },
                   { role: 'user' as const, content: ANSWER_NOW },
                 ],
@@ -338,6 +353,9 @@ export function sdkModel(
           output,
         });
         usage = addUsage(usage, result.totalUsage);
+        if (result.rawFinishReason === PAUSE_TURN) {
+          throw new ModelError('truncated', 'the provider paused the turn before it answered', { usage });
+        }
         // xAI's Responses API says `incomplete` for an answer cut by the cap, which the SDK maps to `other`.
         if (result.finishReason === 'length' || result.rawFinishReason === 'incomplete') {
           throw new ModelError('truncated', 'the answer was cut off by the output-token cap', { usage });
