@@ -852,15 +852,6 @@ describe('the tables', () => {
       "verifying a key reads its account's mode and status in the same statement; a new key locks its account",
     'accounts auth_changes':
       "a suspension is recorded on the keys' revocation feed in the status change's transaction; accounts sits below keys",
-    'accounts dashboard_wallets':
-      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
-    'accounts deposit_wallets':
-      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
-    'deposits accounts': 'wallet claims: a deposit finds its account by wallet or reference in one statement',
-    'deposits dashboard_wallets': 'wallet claims: a deposit finds its account by wallet in one statement',
-    'deposits wallet_owners': 'wallet claims: a link claims its wallet in the statement that inserts it',
-    'dashboard accounts':
-      "wallet claims: a sign-in finds its account by wallet; an account's deposit reference",
     'webhooks accounts': 'to move with the endpoint secrets',
   };
 

@@ -6,6 +6,7 @@ import { isSolanaAddress } from '../lib/base58.js';
 import { newId } from '../lib/ids.js';
 import type { SecretBox } from '../webhooks/index.js';
 import * as sql from './sql.js';
+import { LOCK_WALLET, WALLET_HOLDER } from './wallets-sql.js';
 
 /** Usable keys (neither revoked nor expired) an account may hold at once, rotation grace periods included. */
 export const MAX_ACTIVE_KEYS = 25;
@@ -81,8 +82,8 @@ export async function createAccount(
   if (wallet === null) return insert(queryable(ctx));
   try {
     return await withTransaction(ctx, async ({ tx }) => {
-      await tx.query(sql.LOCK_WALLET, [wallet]);
-      const [holder] = await tx.query<{ account_id: string; claim: string }>(sql.WALLET_HOLDER, [wallet]);
+      await tx.query(LOCK_WALLET, [wallet]);
+      const [holder] = await tx.query<{ account_id: string; claim: string }>(WALLET_HOLDER, [wallet]);
       if (holder) {
         const how = holder.claim === 'linked' ? 'is linked to' : 'signs in to';
         throw new AppError(

@@ -11,19 +11,6 @@ export const INSERT_ACCOUNT = `
   VALUES ($1, $2, $3, $4, $5)
   RETURNING id, mode, status, wallet_address, balance_micros, webhook_secret, created_at`;
 
-// The key of the dashboard's first sign-ins and the deposits room's links (src/dashboard/sql.ts,
-// src/deposits/sql.ts LOCK_WALLET): an operator's account with a wallet queues with them, so the
-// owner it reads below is still the owner when it inserts.
-export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
-
-/** Who holds wallet $1 already, if anyone: an account it signs in to, or one that linked it. */
-export const WALLET_HOLDER = `
-  SELECT account_id, claim FROM (
-    SELECT id AS account_id, 'sign-in' AS claim FROM accounts WHERE wallet_address = $1
-    UNION ALL SELECT live_account_id, 'sign-in' FROM dashboard_wallets WHERE address = $1
-    UNION ALL SELECT account_id, 'linked' FROM deposit_wallets WHERE address = $1
-  ) holders LIMIT 1`;
-
 export const SELECT_ACCOUNT = statement(
   'accounts_select',
   `SELECT id, mode, status, wallet_address, balance_micros, webhook_secret, created_at
