@@ -343,6 +343,7 @@ describe('the rooms', () => {
       attestations: 'the attestor (createAttestations)',
       historical: 'the historical service with its candle venues',
       jobs: 'the resolution scheduled AI jobs run (aiJobResolver)',
+      keys: "the names of an account's keys the ledger's usage report shows (keyNames)",
       markets: 'the market source (marketSource)',
       prices: 'the price service and its venues',
       webhooks: 'the secret box, the webhook transport and outbox',
@@ -846,8 +847,6 @@ describe('the tables', () => {
       "a keyed charge stores its answer in the charge's own statement, one round trip (docs/performance.md#the-hot-path)",
     'ledger deposits':
       'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger',
-    'ledger api_keys':
-      'the usage report names its keys; keys sits above the ledger (keys -> accounts -> ledger)',
     'keys accounts':
       "verifying a key reads its account's mode and status in the same statement; a new key locks its account",
     'accounts auth_changes':
