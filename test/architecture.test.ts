@@ -475,8 +475,6 @@ describe('every arrow runs one way', () => {
    * so that no room reaches back up to one that imports it (docs/architecture.md#one-way).
    */
   const BACK_ARROWS: Record<string, string> = {
-    'accounts -> webhooks':
-      "to move with the endpoint secrets: the account row holds its webhook secret, sealed with the webhooks' secret box",
     'accounts -> keys':
       "GET /account describes the calling key (its permissions, keys' PermissionName): a route of accounts reads the room above",
   };
@@ -846,12 +844,11 @@ describe('the tables', () => {
     'ledger idempotency_keys':
       "a keyed charge stores its answer in the charge's own statement, one round trip (docs/performance.md#the-hot-path)",
     'ledger deposits':
-      'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger',
+      'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger and accounts, whose `sibyl accounts transactions` prints the same page (a command is handed no ports)',
     'keys accounts':
       "verifying a key reads its account's mode and status in the same statement; a new key locks its account",
     'accounts auth_changes':
       "a suspension is recorded on the keys' revocation feed in the status change's transaction; accounts sits below keys",
-    'webhooks accounts': 'to move with the endpoint secrets',
   };
 
   /** The SQL keywords after which a table is named (upper case, as the house writes SQL, so that prose is not read as SQL). */

@@ -13,7 +13,6 @@ export {
   getAccount,
   listAccounts,
   MAX_ACTIVE_KEYS,
-  newWebhookSecret,
 } from './accounts.js';
 export { addPlayMoney, SANDBOX_WELCOME_MICROS } from './sandbox.js';
 export { accountFields, presentAccount } from './schemas.js';

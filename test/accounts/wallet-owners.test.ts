@@ -114,7 +114,7 @@ describe('the database keeps one owner per wallet', () => {
     const linked = new TestWallet().address;
     await linkWallet(ctx(), { accountId: other, address: linked });
     await expect(
-      db.query(accountSql.INSERT_ACCOUNT, ['acct_bypass', 'live', linked, 'x', clock.now()]),
+      db.query(accountSql.INSERT_ACCOUNT, ['acct_bypass', 'live', linked, clock.now()]),
     ).rejects.toMatchObject({ code: '23503' });
     await expect(
       db.query(`UPDATE accounts SET wallet_address = $1 WHERE id = $2`, [linked, owner]),
@@ -149,7 +149,7 @@ describe('the database keeps one owner per wallet', () => {
     for (let round = 0; round < 8; round++) {
       const wallet = new TestWallet().address;
       const results = await Promise.allSettled([
-        db.query(accountSql.INSERT_ACCOUNT, [`acct_race_${round}`, 'live', wallet, 'x', clock.now()]),
+        db.query(accountSql.INSERT_ACCOUNT, [`acct_race_${round}`, 'live', wallet, clock.now()]),
         db.query(walletSql.LINK_WALLET, [wallet, linker, clock.now()]),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
