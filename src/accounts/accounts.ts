@@ -43,10 +43,10 @@ function toAccount(row: AccountRow): Account {
 }
 
 /**
- * A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input), which the
- * webhooks room keeps (`createWebhookSecret`). A wallet
- * belongs to one account (docs/deposits.md#which-wallets-count): one that already signs in to an
- * account or is linked to one is refused, 409 WALLET_IN_USE naming that account. The check runs
+ * A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input) and kept
+ * by the webhooks room (`createWebhookSecret`), in one transaction. A wallet belongs to one account
+ * (docs/deposits.md#which-wallets-count): one that already signs in to an account or is linked to
+ * one is refused, 409 WALLET_IN_USE naming that account. The check runs
  * under the wallet's lock, which first sign-ins and links take too; the database's own rule
  * (migration 0026) refuses a second owner even if it did not.
  */

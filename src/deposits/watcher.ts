@@ -63,7 +63,7 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
   const { db, clock, log, rpc, treasury, prices, settings } = deps;
   const pageSize = deps.pageSize ?? DEFAULT_PAGE_SIZE;
   const chunkSize = deps.chunkSize ?? 100;
-  // Attribution asks the accounts' door, outside the chunk's transaction (as it always read).
+  // Attribution reads the wallets and reference keys through the accounts' door, on the pool.
   const ctx = createContext(db, clock);
   const lease = new TaskLease(db, LEASE, deps.holder ?? `${process.pid}-${randomBase62(8)}`);
   const holdMs = Math.max(settings.pollMs * 4, 2000);
