@@ -7,8 +7,8 @@
 
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { linkWallet } from '../src/accounts/index.js';
 import { createContext, withTransaction } from '../src/context.js';
-import { linkWallet } from '../src/deposits/index.js';
 import { loadDemoMarkets } from '../src/markets/demo/demo.js';
 import { recordAccountEvent } from '../src/webhooks/events.js';
 import { installWallet, newContext } from '../test/helpers/browser.js';

@@ -5,6 +5,7 @@ import { createContext } from './context.js';
 import type { Database } from './db/database.js';
 import { HistoricalService, storedPriceAt } from './historical/index.js';
 import { type AiJobResolver, aiJobResolver } from './jobs/index.js';
+import { keyNames } from './keys/index.js';
 import type { Clock } from './lib/clock.js';
 import type { Log } from './logger.js';
 import { marketFacts, marketSource } from './markets/index.js';
@@ -45,6 +46,8 @@ export interface Ports {
   markets: MarketSource;
   /** Signs answers (docs/attestations.md). */
   attestations: Attestations;
+  /** The names of an account's keys (the keys room's), for the ledger's usage report by key. */
+  keyNames: typeof keyNames;
   /** Releases what `createPorts` opened (a transport handed in stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -119,6 +122,7 @@ export async function createPorts(
     webhookTransport,
     markets: overrides.markets ?? marketSource,
     attestations,
+    keyNames,
     async close() {
       if (!overrides.webhookTransport) await webhookTransport.close();
       if (!overrides.attestations) await attestations.close();

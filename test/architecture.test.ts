@@ -343,6 +343,7 @@ describe('the rooms', () => {
       attestations: 'the attestor (createAttestations)',
       historical: 'the historical service with its candle venues',
       jobs: 'the resolution scheduled AI jobs run (aiJobResolver)',
+      keys: "the names of an account's keys the ledger's usage report shows (keyNames)",
       markets: 'the market source (marketSource)',
       prices: 'the price service and its venues',
       webhooks: 'the secret box, the webhook transport and outbox',
@@ -474,8 +475,6 @@ describe('every arrow runs one way', () => {
    * so that no room reaches back up to one that imports it (docs/architecture.md#one-way).
    */
   const BACK_ARROWS: Record<string, string> = {
-    'accounts -> webhooks':
-      "to move with the endpoint secrets: the account row holds its webhook secret, sealed with the webhooks' secret box",
     'accounts -> keys':
       "GET /account describes the calling key (its permissions, keys' PermissionName): a route of accounts reads the room above",
   };
@@ -845,23 +844,11 @@ describe('the tables', () => {
     'ledger idempotency_keys':
       "a keyed charge stores its answer in the charge's own statement, one round trip (docs/performance.md#the-hot-path)",
     'ledger deposits':
-      'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger',
-    'ledger api_keys':
-      'the usage report names its keys; keys sits above the ledger (keys -> accounts -> ledger)',
+      'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger and accounts, whose `sibyl accounts transactions` prints the same page (a command is handed no ports)',
     'keys accounts':
       "verifying a key reads its account's mode and status in the same statement; a new key locks its account",
     'accounts auth_changes':
       "a suspension is recorded on the keys' revocation feed in the status change's transaction; accounts sits below keys",
-    'accounts dashboard_wallets':
-      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
-    'accounts deposit_wallets':
-      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
-    'deposits accounts': 'wallet claims: a deposit finds its account by wallet or reference in one statement',
-    'deposits dashboard_wallets': 'wallet claims: a deposit finds its account by wallet in one statement',
-    'deposits wallet_owners': 'wallet claims: a link claims its wallet in the statement that inserts it',
-    'dashboard accounts':
-      "wallet claims: a sign-in finds its account by wallet; an account's deposit reference",
-    'webhooks accounts': 'to move with the endpoint secrets',
   };
 
   /** The SQL keywords after which a table is named (upper case, as the house writes SQL, so that prose is not read as SQL). */

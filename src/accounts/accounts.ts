@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { type Context, queryable, withTransaction } from '../context.js';
-import { isForeignKeyViolation, isUniqueViolation, type Queryable } from '../db/database.js';
+import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
+import { isForeignKeyViolation, isUniqueViolation } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import { newId } from '../lib/ids.js';
-import type { SecretBox } from '../webhooks/index.js';
+import { createWebhookSecret, type SecretBox } from '../webhooks/index.js';
 import * as sql from './sql.js';
+import { LOCK_WALLET, WALLET_HOLDER } from './wallets-sql.js';
 
 /** Usable keys (neither revoked nor expired) an account may hold at once, rotation grace periods included. */
 export const MAX_ACTIVE_KEYS = 25;
@@ -19,8 +19,6 @@ export interface Account {
   status: AccountStatus;
   walletAddress: string | null;
   balanceMicros: bigint;
-  /** The webhook secret as stored: sealed when SECRET_ENCRYPTION_KEY is set (open it with a SecretBox). */
-  storedWebhookSecret: string;
   createdAt: Date;
 }
 
@@ -30,7 +28,6 @@ interface AccountRow {
   status: AccountStatus;
   wallet_address: string | null;
   balance_micros: bigint;
-  webhook_secret: string;
   created_at: Date;
 }
 
@@ -41,20 +38,15 @@ function toAccount(row: AccountRow): Account {
     status: row.status,
     walletAddress: row.wallet_address,
     balanceMicros: row.balance_micros,
-    storedWebhookSecret: row.webhook_secret,
     createdAt: row.created_at,
   };
 }
 
-/** Standard Webhooks secret format: `whsec_` + base64 of 32 random bytes. */
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
 /**
- * A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input). A wallet
- * belongs to one account (docs/deposits.md#which-wallets-count): one that already signs in to an
- * account or is linked to one is refused, 409 WALLET_IN_USE naming that account. The check runs
+ * A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input) and kept
+ * by the webhooks room (`createWebhookSecret`), in one transaction. A wallet belongs to one account
+ * (docs/deposits.md#which-wallets-count): one that already signs in to an account or is linked to
+ * one is refused, 409 WALLET_IN_USE naming that account. The check runs
  * under the wallet's lock, which first sign-ins and links take too; the database's own rule
  * (migration 0026) refuses a second owner even if it did not.
  */
@@ -68,21 +60,22 @@ export async function createAccount(
     throw validationError([{ path: 'wallet', message: 'must be a base58 Solana address (32 bytes)' }]);
   }
   const id = newId('acct');
-  const insert = async (db: Queryable) => {
-    const [row] = await db.query<AccountRow>(sql.INSERT_ACCOUNT, [
+  // The account and its webhook signing secret (the webhooks room's row) commit together.
+  const insert = async (tx: TxContext) => {
+    const [row] = await tx.tx.query<AccountRow>(sql.INSERT_ACCOUNT, [
       id,
       input.mode,
       wallet,
-      secrets.seal(newWebhookSecret(), id),
       ctx.clock.now(),
     ]);
+    await createWebhookSecret(tx, secrets, id);
     return toAccount(row as AccountRow);
   };
-  if (wallet === null) return insert(queryable(ctx));
+  if (wallet === null) return withTransaction(ctx, insert);
   try {
-    return await withTransaction(ctx, async ({ tx }) => {
-      await tx.query(sql.LOCK_WALLET, [wallet]);
-      const [holder] = await tx.query<{ account_id: string; claim: string }>(sql.WALLET_HOLDER, [wallet]);
+    return await withTransaction(ctx, async (tx) => {
+      await tx.tx.query(LOCK_WALLET, [wallet]);
+      const [holder] = await tx.tx.query<{ account_id: string; claim: string }>(WALLET_HOLDER, [wallet]);
       if (holder) {
         const how = holder.claim === 'linked' ? 'is linked to' : 'signs in to';
         throw new AppError(

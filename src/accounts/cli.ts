@@ -4,7 +4,7 @@ import { creditDeposit, ENTRY_KINDS, type EntryKind, listTransactions } from '..
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, option, required, UsageError } from '../lib/command-line.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
-import type { SecretBox } from '../webhooks/index.js';
+import { type SecretBox, webhookSecretOf } from '../webhooks/index.js';
 import { type AccountMode, createAccount, getAccount, listAccounts, setAccountStatus } from './accounts.js';
 import { adjustCommand } from './adjust-cli.js';
 import { presentAccountToOperator } from './schemas.js';
@@ -30,13 +30,15 @@ export async function accountsCommand(
         { mode: mode as AccountMode, walletAddress: option(args, 'wallet') },
         secrets,
       );
-      out.result(presentAccountToOperator(account, secrets), `Created ${account.mode} account ${account.id}`);
+      out.result(
+        presentAccountToOperator(account, await webhookSecretOf(ctx, secrets, account.id)),
+        `Created ${account.mode} account ${account.id}`,
+      );
       return;
     }
     case 'list': {
       const accounts = (await listAccounts(ctx, { limit: 500 })).map((account) => {
-        const { webhookSecret: _secret, ...view } = presentAccountToOperator(account, secrets);
-        return view;
+        return presentAccountToOperator(account);
       });
       out.result(
         { accounts, total: accounts.length },
@@ -81,7 +83,7 @@ export async function accountsCommand(
     }
     case 'show': {
       const account = await getAccount(ctx, required(args, 0, 'ACCOUNT_ID'));
-      const view = presentAccountToOperator(account, secrets);
+      const view = presentAccountToOperator(account, await webhookSecretOf(ctx, secrets, account.id));
       out.result(
         view,
         Object.entries(view)
@@ -132,7 +134,10 @@ export async function accountsCommand(
         accountId: required(args, 0, 'ACCOUNT_ID'),
         status: action === 'suspend' ? 'suspended' : 'active',
       });
-      out.result(presentAccountToOperator(account, secrets), `Account ${account.id} is ${account.status}`);
+      out.result(
+        presentAccountToOperator(account, await webhookSecretOf(ctx, secrets, account.id)),
+        `Account ${account.id} is ${account.status}`,
+      );
       return;
     }
     default:

@@ -10,7 +10,7 @@ export interface Needs {
 
 export const accountsFeature: Feature<Record<never, never>, Needs> = {
   name: 'accounts',
-  tables: ['accounts', 'wallet_owners', 'wallet_claims_dropped'],
+  tables: ['accounts', 'dashboard_wallets', 'deposit_wallets', 'wallet_owners', 'wallet_claims_dropped'],
   async api(app, { config, ports }) {
     const { accountRoutes } = await import('./routes.js');
     accountRoutes(app, { secrets: ports.secrets, settings: config });

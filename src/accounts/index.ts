@@ -1,4 +1,8 @@
-/** Accounts (the sandbox starter account, the operator's `sibyl accounts`): the room's door. */
+/**
+ * Accounts (the sandbox starter account, the operator's `sibyl accounts`) and the wallet claims (a
+ * wallet belongs to one account: its sign-in wallets and links, docs/deposits.md#which-wallets-count):
+ * the room's door.
+ */
 
 export {
   type Account,
@@ -9,7 +13,17 @@ export {
   getAccount,
   listAccounts,
   MAX_ACTIVE_KEYS,
-  newWebhookSecret,
 } from './accounts.js';
 export { addPlayMoney, SANDBOX_WELCOME_MICROS } from './sandbox.js';
 export { accountFields, presentAccount } from './schemas.js';
+export { signInWallet, type WalletAccounts, walletAccounts } from './sign-in-wallet.js';
+export {
+  type AccountWallet,
+  depositReference,
+  linkedWallets,
+  linkWallet,
+  liveReferenceOwners,
+  liveWalletOwners,
+  MAX_LINKED_WALLETS,
+  unlinkWallet,
+} from './wallets.js';

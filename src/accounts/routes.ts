@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
 import { NullableTimestamp } from '../http/schemas.js';
 import { PermissionName } from '../keys/index.js';
-import type { SecretBox } from '../webhooks/index.js';
+import { type SecretBox, webhookSecretOf } from '../webhooks/index.js';
 import { getAccount } from './accounts.js';
 import { accountFields, type PricingSettings, presentAccount } from './schemas.js';
 
@@ -52,7 +52,7 @@ export function accountRoutes(
         ...presentAccount(account, deps.settings),
         // Whoever holds the secret can forge callbacks: only a key that may manage keys sees it.
         ...(principal.permissions.has('keys')
-          ? { webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id) }
+          ? { webhookSecret: await webhookSecretOf(ctx, deps.secrets, account.id) }
           : {}),
         apiKey: {
           id: principal.keyId,

@@ -2,7 +2,6 @@ import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { Timestamp, UsdString } from '../http/schemas.js';
 import { formatUsd } from '../lib/money.js';
-import type { SecretBox } from '../webhooks/index.js';
 import { type Account, MAX_ACTIVE_KEYS } from './accounts.js';
 
 const Pricing = Type.Object(
@@ -66,8 +65,11 @@ export function presentAccount(account: Account, settings: PricingSettings) {
 /** The operator's view shows no pricing. */
 const NO_PRICING: PricingSettings = { liveStreams: { minuteMicros: 0n } };
 
-/** An account as the operator's command line shows it: with its webhook secret, without pricing. */
-export function presentAccountToOperator(account: Account, secrets: SecretBox) {
+/**
+ * An account as the operator's command line shows it: with its webhook secret in clear (the
+ * webhooks room's `webhookSecretOf`) when one is given, without pricing.
+ */
+export function presentAccountToOperator(account: Account, webhookSecret?: string) {
   const { id, mode, status, walletAddress, balanceUsd, createdAt } = presentAccount(account, NO_PRICING);
   return {
     id,
@@ -77,7 +79,7 @@ export function presentAccountToOperator(account: Account, secrets: SecretBox) {
     status,
     walletAddress,
     balanceUsd,
-    webhookSecret: secrets.open(account.storedWebhookSecret, account.id),
+    ...(webhookSecret === undefined ? {} : { webhookSecret }),
     createdAt,
   };
 }

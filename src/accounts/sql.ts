@@ -7,35 +7,22 @@ export const INSERT_ACCOUNT = `
     INSERT INTO wallet_owners (address, claim) SELECT $3, 'sign-in' WHERE $3::text IS NOT NULL
       ON CONFLICT (address) DO NOTHING
   )
-  INSERT INTO accounts (id, mode, wallet_address, webhook_secret, created_at)
-  VALUES ($1, $2, $3, $4, $5)
-  RETURNING id, mode, status, wallet_address, balance_micros, webhook_secret, created_at`;
-
-// The key of the dashboard's first sign-ins and the deposits room's links (src/dashboard/sql.ts,
-// src/deposits/sql.ts LOCK_WALLET): an operator's account with a wallet queues with them, so the
-// owner it reads below is still the owner when it inserts.
-export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
-
-/** Who holds wallet $1 already, if anyone: an account it signs in to, or one that linked it. */
-export const WALLET_HOLDER = `
-  SELECT account_id, claim FROM (
-    SELECT id AS account_id, 'sign-in' AS claim FROM accounts WHERE wallet_address = $1
-    UNION ALL SELECT live_account_id, 'sign-in' FROM dashboard_wallets WHERE address = $1
-    UNION ALL SELECT account_id, 'linked' FROM deposit_wallets WHERE address = $1
-  ) holders LIMIT 1`;
+  INSERT INTO accounts (id, mode, wallet_address, created_at)
+  VALUES ($1, $2, $3, $4)
+  RETURNING id, mode, status, wallet_address, balance_micros, created_at`;
 
 export const SELECT_ACCOUNT = statement(
   'accounts_select',
-  `SELECT id, mode, status, wallet_address, balance_micros, webhook_secret, created_at
+  `SELECT id, mode, status, wallet_address, balance_micros, created_at
      FROM accounts WHERE id = $1`,
 );
 
 export const UPDATE_STATUS = `
   UPDATE accounts SET status = $2 WHERE id = $1
-  RETURNING id, mode, status, wallet_address, balance_micros, webhook_secret, created_at`;
+  RETURNING id, mode, status, wallet_address, balance_micros, created_at`;
 
 export const LIST_ACCOUNTS = `
-  SELECT id, mode, status, wallet_address, balance_micros, webhook_secret, created_at
+  SELECT id, mode, status, wallet_address, balance_micros, created_at
     FROM accounts ORDER BY created_at DESC, id DESC LIMIT $1`;
 
 export const RECORD_AUTH_CHANGE = 'INSERT INTO auth_changes (account_id) VALUES ($1)';

@@ -12,7 +12,7 @@ export interface Needs {
 
 export const dashboardFeature: Feature<{ dashboard: typeof dashboardSettings }, Needs> = {
   name: 'dashboard',
-  tables: ['dashboard_sessions', 'dashboard_wallets', 'sign_in_challenges'],
+  tables: ['dashboard_sessions', 'sign_in_challenges'],
   settings: { dashboard: dashboardSettings },
   async api(app, { config, ports }) {
     const [{ registerDashboard }, { chainDeposits }] = await Promise.all([

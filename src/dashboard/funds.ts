@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import type { Account } from '../accounts/index.js';
-import { type Context, queryable } from '../context.js';
+import { type Account, depositReference } from '../accounts/index.js';
+import type { Context } from '../context.js';
 import type { DepositDisplay, DepositSource } from '../deposits/index.js';
 import { listTransactions } from '../ledger/index.js';
-import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';
-import * as sql from './sql.js';
 
 export const ledgerDeposits: DepositSource = {
   watching: false,
@@ -27,19 +24,6 @@ export const ledgerDeposits: DepositSource = {
     }));
   },
 };
-
-/**
- * The account's Solana Pay reference key, drawn on first use: a random 32-byte public key in base58
- * that a payment link carries, so a transfer naming it is attributed to the account (docs/deposits.md#who-sent-it-attribution).
- */
-export async function depositReference(ctx: Context, accountId: string): Promise<string> {
-  const [row] = await queryable(ctx).query<{ deposit_reference: string }>(sql.DEPOSIT_REFERENCE, [
-    accountId,
-    encodeBase58(randomBytes(32)),
-  ]);
-  if (!row) throw new Error(`account ${accountId} is missing`);
-  return row.deposit_reference;
-}
 
 /** A Solana Pay transfer request (docs.solanapay.com/spec): the wallet asks the payer for the amount. */
 export function solanaPayUrl(recipient: string, reference: string, splToken?: string): string {

@@ -1,5 +1,5 @@
+import { type AccountWallet, linkWallet } from '../accounts/index.js';
 import { type Context, withTransaction } from '../context.js';
-import { type AccountWallet, linkWallet } from '../deposits/index.js';
 import { validationError } from '../errors.js';
 import { checkSignedMessage, type SignInOutput, spendNonce, storeChallenge } from './sign-in.js';
 import {
@@ -14,7 +14,7 @@ import {
  * Linking another wallet to the signed-in account (docs/dashboard.md#your-wallets,
  * docs/deposits.md#which-wallets-count):
  * the wallet proves it is held by whoever asks by signing a SIWS input made for that purpose and
- * that account, checked exactly as a sign-in is; the deposits room keeps the one-owner rule.
+ * that account, checked exactly as a sign-in is; the accounts room keeps the one-owner rule.
  */
 
 /** `POST /dashboard/api/{mode}/wallets/challenge`: a link input for `address`, stored for this account. */

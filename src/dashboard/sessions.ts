@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { signInWallet, type WalletAccounts } from '../accounts/index.js';
 import { type Context, queryable, type TxContext } from '../context.js';
 import { randomBase62 } from '../lib/ids.js';
 import * as sql from './sql.js';
-import type { WalletAccounts } from './wallets.js';
 
 /** A session ends this long after its last request (docs/dashboard.md#sessions)… */
 export const SESSION_IDLE_MS = sql.SESSION_IDLE_HOURS * 60 * 60 * 1000;
@@ -27,8 +27,6 @@ interface SessionRow {
   created_at: Date;
   last_seen_at: Date;
   expires_at: Date;
-  live_account_id: string;
-  sandbox_account_id: string;
 }
 
 /** Only this hash of a token is stored: a leaked table opens no session. */
@@ -65,13 +63,12 @@ export async function resumeSession(ctx: Context, token: string | undefined): Pr
     new Date(now.getTime() - SESSION_IDLE_MS),
   ]);
   if (!row) return null;
+  // A session is started for a wallet that signed in, and that wallet's row is never deleted.
+  const wallet = await signInWallet(ctx, row.wallet_address);
+  if (!wallet) return null;
   return {
     id: row.id,
-    wallet: {
-      address: row.wallet_address,
-      liveAccountId: row.live_account_id,
-      sandboxAccountId: row.sandbox_account_id,
-    },
+    wallet,
     createdAt: row.created_at,
     idleExpiresAt: idleEnd(row.last_seen_at, row.expires_at),
     expiresAt: row.expires_at,

@@ -1,3 +1,4 @@
+import { type WalletAccounts, walletAccounts } from '../accounts/index.js';
 import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
 import { AppError } from '../errors.js';
 import type { SecretBox } from '../webhooks/index.js';
@@ -12,7 +13,6 @@ import {
   verifyWalletSignature,
 } from './siws.js';
 import * as sql from './sql.js';
-import { type WalletAccounts, walletAccounts } from './wallets.js';
 
 /** Why a sign-in was refused: `details.reason` of SIGN_IN_REJECTED (docs/dashboard.md#sign-in-with-solana). */
 export type RejectionReason = 'signature' | 'message' | 'nonce_unknown' | 'nonce_used' | 'expired' | 'domain';

@@ -17,36 +17,18 @@ export const FIND_CHALLENGE = `
 export const USE_CHALLENGE = `
   UPDATE sign_in_challenges SET used_at = $2 WHERE nonce = $1 AND used_at IS NULL RETURNING nonce`;
 
-// First sign-ins of one wallet queue on this lock, so two at once create one pair of accounts: the
-// second finds the first's row once it commits. (A unique violation would abort the transaction
-// that also spent the second's nonce.)
-export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
-
-export const FIND_WALLET = `
-  SELECT address, live_account_id, sandbox_account_id FROM dashboard_wallets WHERE address = $1`;
-
-export const FIND_ACCOUNT_BY_WALLET = `SELECT id, mode FROM accounts WHERE wallet_address = $1`;
-
-export const INSERT_WALLET = `
-  INSERT INTO dashboard_wallets (address, live_account_id, sandbox_account_id, created_at)
-  VALUES ($1, $2, $3, $4)`;
-
 export const INSERT_SESSION = `
   INSERT INTO dashboard_sessions (id, token_hash, wallet_address, created_at, last_seen_at, expires_at)
   VALUES ($1, $2, $3, $4, $4, $5)`;
 
 // Reading a session is also what keeps it alive: one statement checks both lifetimes and moves
-// last_seen_at, so an idle session ends 12 hours after its last request on any instance.
+// last_seen_at, so an idle session ends 12 hours after its last request on any instance. Its
+// wallet's accounts are the accounts room's (signInWallet).
 export const TOUCH_SESSION = statement(
   'dashboard_touch_session',
-  `WITH touched AS (
-     UPDATE dashboard_sessions SET last_seen_at = $2
-      WHERE token_hash = $1 AND expires_at > $2 AND last_seen_at > $3
-     RETURNING id, wallet_address, created_at, last_seen_at, expires_at
-   )
-   SELECT t.id, t.wallet_address, t.created_at, t.last_seen_at, t.expires_at,
-          w.live_account_id, w.sandbox_account_id
-     FROM touched t JOIN dashboard_wallets w ON w.address = t.wallet_address`,
+  `UPDATE dashboard_sessions SET last_seen_at = $2
+    WHERE token_hash = $1 AND expires_at > $2 AND last_seen_at > $3
+   RETURNING id, wallet_address, created_at, last_seen_at, expires_at`,
 );
 
 export const DELETE_SESSION = 'DELETE FROM dashboard_sessions WHERE token_hash = $1';
@@ -79,8 +61,3 @@ export const PRUNE_CHALLENGES = pruneStatement({
   ended: 'expires_at < $1',
   orderBy: 'expires_at',
 });
-
-// Drawn once per account: a concurrent first read keeps whichever reference was stored first.
-export const DEPOSIT_REFERENCE = `
-  UPDATE accounts SET deposit_reference = COALESCE(deposit_reference, $2) WHERE id = $1
-  RETURNING deposit_reference`;

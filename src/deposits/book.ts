@@ -1,4 +1,5 @@
-import type { TxContext } from '../context.js';
+import { liveReferenceOwners, liveWalletOwners } from '../accounts/index.js';
+import type { Context, TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { creditDeposits } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
@@ -34,23 +35,17 @@ export interface Booked {
  * account's owner is tried next; (2) else a live account's Solana Pay reference key is among the
  * instruction's accounts — exactly one account's, or it is ambiguous; (3) else nobody's.
  */
-export async function attribute(db: Queryable, deposits: Deposit[]): Promise<Map<string, Attribution>> {
+export async function attribute(ctx: Context, deposits: Deposit[]): Promise<Map<string, Attribution>> {
   const wallets = [...new Set(deposits.flatMap((d) => [d.sender, d.sourceOwner]).filter((w) => w !== null))];
   const keys = [...new Set(deposits.flatMap((d) => d.accounts))];
   const walletOwners = new Map<string, Set<string>>();
-  if (wallets.length > 0) {
-    const rows = await db.query<{ address: string; account_id: string }>(sql.WALLET_OWNERS, [wallets]);
-    for (const row of rows) {
-      const owners = walletOwners.get(row.address) ?? new Set();
-      owners.add(row.account_id);
-      walletOwners.set(row.address, owners);
-    }
+  for (const row of await liveWalletOwners(ctx, wallets)) {
+    const owners = walletOwners.get(row.address) ?? new Set();
+    owners.add(row.accountId);
+    walletOwners.set(row.address, owners);
   }
   const referenceOwners = new Map<string, string>();
-  if (keys.length > 0) {
-    const rows = await db.query<{ key: string; account_id: string }>(sql.REFERENCE_OWNERS, [keys]);
-    for (const row of rows) referenceOwners.set(row.key, row.account_id);
-  }
+  for (const row of await liveReferenceOwners(ctx, keys)) referenceOwners.set(row.key, row.accountId);
   const ownerOf = (wallet: string | null): string | null => {
     const owners = wallet === null ? undefined : walletOwners.get(wallet);
     // A wallet belongs to one account; should two ever claim it, neither is guessed.
@@ -81,12 +76,12 @@ export async function attribute(db: Queryable, deposits: Deposit[]): Promise<Map
  * unattributed before credited.
  */
 export async function book(
-  db: Queryable,
+  ctx: Context,
   prices: DepositPrices,
   minUsdMicros: bigint,
   deposits: Deposit[],
 ): Promise<Booked[]> {
-  const attributions = await attribute(db, deposits);
+  const attributions = await attribute(ctx, deposits);
   const cache = new Map<string, Promise<number | null>>();
   const priceAt = (asset: 'SOL' | 'USDC', blockTime: number | null) => {
     const key = `${asset}:${blockTime === null ? 'now' : Math.floor(blockTime / 60)}`;

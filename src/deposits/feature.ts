@@ -14,7 +14,7 @@ export interface Needs {
 
 export const depositsFeature: Feature<{ deposits: typeof depositSettings }, Needs> = {
   name: 'deposits',
-  tables: ['deposits', 'deposit_cursors', 'deposit_unreadable', 'deposit_wallets', 'deposit_watcher'],
+  tables: ['deposits', 'deposit_cursors', 'deposit_unreadable', 'deposit_watcher'],
   settings: { deposits: depositSettings },
   async worker({ config, db, clock, log, ports, deposits }) {
     // None when the watcher is off.

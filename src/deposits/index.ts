@@ -6,12 +6,4 @@
 export { type DepositConfig, type DepositDisplay, depositDisplay } from './config.js';
 export { chainDeposits, type DepositSource } from './funds.js';
 export { depositReadiness } from './readiness.js';
-export {
-  type AccountWallet,
-  linkedWallets,
-  linkWallet,
-  MAX_LINKED_WALLETS,
-  unlinkWallet,
-  walletLinkedBy,
-} from './wallets.js';
 export type { DepositWiring } from './wiring.js';

@@ -11,28 +11,6 @@ export const SAVE_CURSOR = statement(
        SET signature = EXCLUDED.signature, slot = EXCLUDED.slot, updated_at = EXCLUDED.updated_at`,
 );
 
-/**
- * The live accounts whose wallet each of $1 is: the sign-in wallet (dashboard_wallets' live
- * account, or an account the operator created with --wallet), or a wallet it linked. Sandbox
- * accounts are never funded from the chain, so they are never found.
- */
-export const WALLET_OWNERS = statement(
-  'deposits_wallet_owners',
-  `SELECT o.address, o.account_id FROM (
-       SELECT wallet_address AS address, id AS account_id FROM accounts
-        WHERE wallet_address = ANY($1::text[]) AND mode = 'live'
-       UNION SELECT address, live_account_id FROM dashboard_wallets WHERE address = ANY($1::text[])
-       UNION SELECT address, account_id FROM deposit_wallets WHERE address = ANY($1::text[])
-     ) o JOIN accounts a ON a.id = o.account_id AND a.mode = 'live'`,
-);
-
-/** The live accounts whose Solana Pay reference key is one of $1. */
-export const REFERENCE_OWNERS = statement(
-  'deposits_reference_owners',
-  `SELECT deposit_reference AS key, id AS account_id FROM accounts
-    WHERE deposit_reference = ANY($1::text[]) AND mode = 'live'`,
-);
-
 /** Which of the references $1 already have a final row (credited, unattributed, held, ignored). */
 export const FINAL_OF = statement(
   'deposits_final_of',
@@ -155,63 +133,4 @@ export const ASSIGN = statement(
   `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3,
           rate = $4, usd_micros = $5
     WHERE reference = $1 AND status IN ('unattributed', 'held')`,
-);
-
-// Links and first sign-ins of one wallet queue on this lock, the key of the dashboard's sign-in
-// (src/dashboard/sql.ts LOCK_WALLET): a wallet cannot become one account's link while it becomes
-// another's sign-in wallet.
-export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
-
-// The account's row, locked: its links are counted against the cap one link at a time.
-export const LOCK_ACCOUNT = 'SELECT id, mode FROM accounts WHERE id = $1 FOR UPDATE';
-
-export const COUNT_LINKED = 'SELECT count(*)::integer AS n FROM deposit_wallets WHERE account_id = $1';
-
-// The link's claim on the wallet (migration 0026) goes with it, in the same statement: the wallet
-// is free for any account again.
-export const UNLINK_WALLET = statement(
-  'deposits_unlink_wallet',
-  `WITH unlinked AS (
-     DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address
-   )
-   DELETE FROM wallet_owners WHERE address = (SELECT address FROM unlinked) AND claim = 'linked'
-   RETURNING address`,
-);
-
-/** The wallets an account signs in with: its own `wallet_address` (live) and its dashboard wallet. */
-export const SIGN_IN_WALLETS = statement(
-  'deposits_sign_in_wallets',
-  `SELECT wallet_address AS address FROM accounts
-    WHERE id = $1 AND mode = 'live' AND wallet_address IS NOT NULL
-   UNION SELECT address FROM dashboard_wallets WHERE live_account_id = $1
-   ORDER BY address`,
-);
-
-// The wallet is claimed as linked in the same statement (migration 0026): when it is a sign-in
-// wallet, its `wallet_owners` row says so and the foreign key refuses the link.
-export const LINK_WALLET = statement(
-  'deposits_link_wallet',
-  `WITH claim AS (
-     INSERT INTO wallet_owners (address, claim) VALUES ($1, 'linked') ON CONFLICT (address) DO NOTHING
-   )
-   INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
-     ON CONFLICT (address) DO NOTHING
-   RETURNING account_id`,
-);
-
-export const WALLET_LINK = statement(
-  'deposits_wallet_link',
-  'SELECT account_id, linked_at FROM deposit_wallets WHERE address = $1',
-);
-
-export const LINKED_WALLETS = statement(
-  'deposits_linked_wallets',
-  'SELECT address, linked_at FROM deposit_wallets WHERE account_id = $1 ORDER BY linked_at, address',
-);
-
-export const SIGN_IN_OWNER = statement(
-  'deposits_sign_in_owner',
-  `SELECT id AS account_id FROM accounts WHERE wallet_address = $1
-   UNION SELECT live_account_id FROM dashboard_wallets WHERE address = $1
-   UNION SELECT sandbox_account_id FROM dashboard_wallets WHERE address = $1`,
 );

@@ -1,3 +1,4 @@
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
@@ -62,6 +63,8 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
   const { db, clock, log, rpc, treasury, prices, settings } = deps;
   const pageSize = deps.pageSize ?? DEFAULT_PAGE_SIZE;
   const chunkSize = deps.chunkSize ?? 100;
+  // Attribution reads the wallets and reference keys through the accounts' door, on the pool.
+  const ctx = createContext(db, clock);
   const lease = new TaskLease(db, LEASE, deps.holder ?? `${process.pid}-${randomBase62(8)}`);
   const holdMs = Math.max(settings.pollMs * 4, 2000);
   const keepLease = () => {
@@ -90,7 +93,7 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
       const outcome = await writeChunk(
         { db, clock, log },
         {
-          booked: deposits.length === 0 ? [] : await book(db, prices, settings.minUsdMicros, deposits),
+          booked: deposits.length === 0 ? [] : await book(ctx, prices, settings.minUsdMicros, deposits),
           unreadable: read.unreadable,
           readable: chunk.filter((s) => !s.failed && !unread.has(s.signature)).map((s) => s.signature),
         },
@@ -113,7 +116,7 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
     const report = await processSignatures(scan.creditable, signal);
     if (!report.complete) return report;
     const { deposits: pending } = await depositsAt(rpc, treasury, scan.pending, 'confirmed');
-    const attributions = await attribute(db, pending);
+    const attributions = await attribute(ctx, pending);
     const finalizedSlot = await rpc.getSlot('finalized');
     const now = clock.now();
     await db.transaction(async (tx) => {

@@ -10,6 +10,7 @@ export { credentialInUrl, redactKeys } from './format.js';
 export { createKey, type IssuedKey } from './keys.js';
 export { serialiseOrigin } from './origins.js';
 export { PERMISSIONS, type Permission } from './permissions.js';
+export { keyNames } from './present.js';
 export { checkRestrictions } from './restrictions.js';
 export { PermissionName } from './schemas.js';
 export { VerificationCache } from './verification-cache.js';

@@ -65,6 +65,9 @@ export const TOUCH_LAST_USED = statement(
 
 export const FIND_KEY_ACCOUNT = 'SELECT account_id FROM api_keys WHERE id = $1';
 
+/** The names of the account's ($1) keys among $2: the ledger's usage report by key. */
+export const KEY_NAMES = 'SELECT id, name FROM api_keys WHERE account_id = $1 AND id = ANY ($2::text[])';
+
 export const LIST_KEYS = `
   SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`;
 

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import { defineAccountRoute } from '../http/account-route.js';
 import { listTransactions } from './history.js';
 import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from './schemas.js';
-import { accountUsage } from './usage.js';
+import { accountUsage, type KeyNames } from './usage.js';
 
-/** The account's money, entry by entry (docs/api.md#transactions). */
-export function ledgerRoutes(app: FastifyInstance): void {
+/** The account's money, entry by entry (docs/api.md#transactions); `keyNames` names the keys of a usage report. */
+export function ledgerRoutes(app: FastifyInstance, deps: { keyNames: KeyNames }): void {
   defineAccountRoute(app, {
     method: 'GET',
     url: '/account/transactions',
@@ -34,6 +34,6 @@ export function ledgerRoutes(app: FastifyInstance): void {
     permission: 'account',
     querystring: UsageQuery,
     response: UsageReport,
-    handler: async ({ query, caller, ctx }) => accountUsage(ctx, caller.accountId, query),
+    handler: async ({ query, caller, ctx }) => accountUsage(ctx, deps.keyNames, caller.accountId, query),
   });
 }

@@ -354,8 +354,6 @@ export const USAGE = statement(
     GROUP BY 1`,
 );
 
-export const KEY_NAMES = `SELECT id, name FROM api_keys WHERE account_id = $1 AND id = ANY ($2::text[])`;
-
 /**
  * Deposits in a batch (the deposit watcher's chunk, ledger/deposit-batch.ts), in one statement on
  * CHARGE_COVERED's skeleton (lockedBatch): the accounts locked in id order, entry ids drawn in (account, item)

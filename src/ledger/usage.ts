@@ -32,11 +32,17 @@ interface Figures {
 }
 
 /**
+ * The names of the account's keys among `ids`: the keys room's (its door's `keyNames`), which sits
+ * above the ledger, so it is handed in (src/ports.ts, the dashboard). One query per report.
+ */
+export type KeyNames = (ctx: Context, accountId: string, ids: string[]) => Promise<Map<string, string>>;
+
+/**
  * `GET /account/usage` and the dashboard's usage page: billed requests and spend over a range,
  * grouped by UTC day, operation or key, computed from the ledger (the one record of what was
- * charged and refunded).
+ * charged and refunded); grouped by key, each named by `names`.
  */
-export async function accountUsage(ctx: Context, accountId: string, query: UsageQuery) {
+export async function accountUsage(ctx: Context, names: KeyNames, accountId: string, query: UsageQuery) {
   const now = ctx.clock.now();
   const groupBy = query.groupBy ?? 'day';
   const problems: ValidationProblem[] = [];
@@ -54,8 +60,8 @@ export async function accountUsage(ctx: Context, accountId: string, query: Usage
 
   const rows = await queryable(ctx).query<UsageRow>(sql.USAGE, [accountId, from, to, groupBy]);
   const groups = new Map(rows.map((row) => [row.grp, row as Figures]));
-  const names =
-    groupBy === 'key' ? await keyNames(ctx, accountId, [...groups.keys()]) : new Map<string, string>();
+  const keyNames =
+    groupBy === 'key' ? await names(ctx, accountId, [...groups.keys()]) : new Map<string, string>();
   const order =
     groupBy === 'day'
       ? daysBetween(from, to)
@@ -78,7 +84,7 @@ export async function accountUsage(ctx: Context, accountId: string, query: Usage
     totals: present(totals),
     rows: order.map((group) => ({
       group,
-      label: names.get(group) ?? null,
+      label: keyNames.get(group) ?? null,
       ...present(groups.get(group) ?? { requests: 0n, charged: 0n, refunded: 0n }),
     })),
   };
@@ -123,10 +129,4 @@ function daysBetween(from: Date, to: Date): string[] {
     days.push(new Date(day).toISOString().slice(0, 10));
   }
   return days;
-}
-
-async function keyNames(ctx: Context, accountId: string, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await queryable(ctx).query<{ id: string; name: string }>(sql.KEY_NAMES, [accountId, ids]);
-  return new Map(rows.map((row) => [row.id, row.name]));
 }

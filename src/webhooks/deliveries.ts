@@ -1,8 +1,8 @@
-import { getAccount, newWebhookSecret } from '../accounts/index.js';
 import { type Context, queryable } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
 import { type RateLimiter, type RateLimitPolicy, takeOperationLimit } from '../limits/index.js';
+import { newWebhookSecret, webhookSecretOf } from './account-secret.js';
 import { attemptDelivery, type ClaimedDelivery, type DeliveryDeps } from './delivery.js';
 import {
   type DeliveryRow,
@@ -182,6 +182,5 @@ export async function rotateWebhookSecret(ctx: Context, box: SecretBox, accountI
 
 /** The signing secret in clear, for its owner (GET /account and the dashboard's "reveal"). */
 export async function revealWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
-  const account = await getAccount(ctx, accountId);
-  return { webhookSecret: box.open(account.storedWebhookSecret, account.id) };
+  return { webhookSecret: await webhookSecretOf(ctx, box, accountId) };
 }

@@ -1,7 +1,7 @@
-import { newWebhookSecret } from '../accounts/index.js';
 import { type Context, queryable, withTransaction } from '../context.js';
 import { AppError, notFound, type ValidationProblem, validationError } from '../errors.js';
 import { randomBase58 } from '../lib/ids.js';
+import { newWebhookSecret } from './account-secret.js';
 import { ROTATION_OVERLAP_MS } from './deliveries.js';
 import * as sql from './endpoints-sql.js';
 import { EVENT_TYPES, isEventType } from './event-types.js';

@@ -29,7 +29,13 @@ function deliveryDeps({ config, db, clock, log, ports }: BaseDeps & Omit<Needs, 
 
 export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Needs> = {
   name: 'webhooks',
-  tables: ['account_events', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints'],
+  tables: [
+    'account_events',
+    'webhook_attempts',
+    'webhook_deliveries',
+    'webhook_endpoints',
+    'webhook_secrets',
+  ],
   settings: { webhooks: webhookSettings },
   async openApi() {
     const { accountEventsDocument } = await import('./openapi-webhooks.js');

@@ -1,5 +1,6 @@
 /** The callback outbox, deliveries, signing, the guarded transport: the room's door. */
 
+export { createWebhookSecret, webhookSecretOf } from './account-secret.js';
 export type { WebhookSettings } from './config.js';
 export { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './local-development.js';
 export { createWebhookOutbox } from './outbox.js';

@@ -12,7 +12,7 @@ export async function resealSecrets(
   box: SecretBox,
 ): Promise<{ accounts: number; resealed: number }> {
   const rows = await db.query<{ id: string; webhook_secret: string; webhook_secret_previous: string | null }>(
-    'SELECT id, webhook_secret, webhook_secret_previous FROM accounts ORDER BY id',
+    'SELECT account_id AS id, webhook_secret, webhook_secret_previous FROM webhook_secrets ORDER BY account_id',
   );
   let resealed = 0;
   for (const row of rows) {
@@ -21,9 +21,9 @@ export async function resealSecrets(
       ? box.seal(box.open(row.webhook_secret_previous, row.id), row.id)
       : null;
     const updated = await db.query(
-      `UPDATE accounts SET webhook_secret = $2, webhook_secret_previous = $3
-        WHERE id = $1 AND webhook_secret = $4 AND webhook_secret_previous IS NOT DISTINCT FROM $5
-       RETURNING id`,
+      `UPDATE webhook_secrets SET webhook_secret = $2, webhook_secret_previous = $3
+        WHERE account_id = $1 AND webhook_secret = $4 AND webhook_secret_previous IS NOT DISTINCT FROM $5
+       RETURNING account_id`,
       [row.id, current, previous, row.webhook_secret, row.webhook_secret_previous],
     );
     resealed += updated.length;

@@ -87,8 +87,8 @@ export const CLAIM = statement(
    UPDATE webhook_deliveries d
       SET status = 'SENDING', attempts = d.attempts + 1, attempt_started_at = $1, lease_token = $3,
           due_at = $1::timestamptz + make_interval(secs => $4::double precision / 1000)
-     FROM accounts a
-    WHERE a.id = d.account_id
+     FROM webhook_secrets a
+    WHERE a.account_id = d.account_id
       AND d.id IN (SELECT id FROM webhook_deliveries
                     WHERE status = 'PENDING' AND due_at <= $1
                     ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
@@ -207,23 +207,27 @@ export const STREAM_EVENTS = statement(
   'webhooks_stream_events',
   `SELECT d.id, d.account_id, d.payload, d.created_at,
           a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
-     FROM webhook_deliveries d JOIN accounts a ON a.id = d.account_id
+     FROM webhook_deliveries d JOIN webhook_secrets a ON a.account_id = d.account_id
     WHERE d.account_id = $1 AND (d.created_at, d.id) > ($2::timestamptz, $3::text)
     ORDER BY d.created_at, d.id LIMIT $4`,
 );
 
 export const SELECT_SECRETS = statement(
   'webhooks_select_secrets',
-  `SELECT webhook_secret, webhook_secret_previous, webhook_secret_previous_until FROM accounts WHERE id = $1`,
+  `SELECT webhook_secret, webhook_secret_previous, webhook_secret_previous_until FROM webhook_secrets
+    WHERE account_id = $1`,
 );
+
+/** A new account's signing secret (sealed), written in the transaction that creates the account. */
+export const INSERT_SECRET = 'INSERT INTO webhook_secrets (account_id, webhook_secret) VALUES ($1, $2)';
 
 /** Rotation: the current secret becomes the previous one, signing beside the new one until $3. */
 export const ROTATE_SECRET = statement(
   'webhooks_rotate_secret',
-  `UPDATE accounts
+  `UPDATE webhook_secrets
       SET webhook_secret_previous = webhook_secret, webhook_secret_previous_until = $3, webhook_secret = $2
-    WHERE id = $1
-   RETURNING id`,
+    WHERE account_id = $1
+   RETURNING account_id`,
 );
 
 /**
@@ -242,7 +246,7 @@ export const INSERT_TEST = statement(
    )
    SELECT a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until,
           ${notifyExpression(EVENTS_CHANNEL, 'i.account_id')} AS woke
-     FROM accounts a JOIN inserted i ON i.account_id = a.id`,
+     FROM webhook_secrets a JOIN inserted i ON i.account_id = a.account_id`,
 );
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
 import * as accountSql from '../../src/accounts/sql.js';
+import { linkWallet, unlinkWallet } from '../../src/accounts/wallets.js';
+import * as walletSql from '../../src/accounts/wallets-sql.js';
 import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
-import * as depositSql from '../../src/deposits/sql.js';
-import { linkWallet, unlinkWallet } from '../../src/deposits/wallets.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { runCliOn } from '../helpers/cli.js';
@@ -100,7 +100,7 @@ describe('the database keeps one owner per wallet', () => {
     const owner = await live(signIn);
     const other = await live();
     // The link's own statement, without the verb's checks or lock.
-    await expect(db.query(depositSql.LINK_WALLET, [signIn, other, clock.now()])).rejects.toMatchObject({
+    await expect(db.query(walletSql.LINK_WALLET, [signIn, other, clock.now()])).rejects.toMatchObject({
       code: '23503',
     });
     // A bare insert, as an operator's SQL might: no claim of its own, refused too.
@@ -114,7 +114,7 @@ describe('the database keeps one owner per wallet', () => {
     const linked = new TestWallet().address;
     await linkWallet(ctx(), { accountId: other, address: linked });
     await expect(
-      db.query(accountSql.INSERT_ACCOUNT, ['acct_bypass', 'live', linked, 'x', clock.now()]),
+      db.query(accountSql.INSERT_ACCOUNT, ['acct_bypass', 'live', linked, clock.now()]),
     ).rejects.toMatchObject({ code: '23503' });
     await expect(
       db.query(`UPDATE accounts SET wallet_address = $1 WHERE id = $2`, [linked, owner]),
@@ -149,8 +149,8 @@ describe('the database keeps one owner per wallet', () => {
     for (let round = 0; round < 8; round++) {
       const wallet = new TestWallet().address;
       const results = await Promise.allSettled([
-        db.query(accountSql.INSERT_ACCOUNT, [`acct_race_${round}`, 'live', wallet, 'x', clock.now()]),
-        db.query(depositSql.LINK_WALLET, [wallet, linker, clock.now()]),
+        db.query(accountSql.INSERT_ACCOUNT, [`acct_race_${round}`, 'live', wallet, clock.now()]),
+        db.query(walletSql.LINK_WALLET, [wallet, linker, clock.now()]),
       ]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: '23503' });

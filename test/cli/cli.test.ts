@@ -199,7 +199,7 @@ describe('sibyl CLI', { timeout: 240_000 }, () => {
 
     await withDatabase(async (db) => {
       const [row] = await db.query<{ webhook_secret: string }>(
-        'SELECT webhook_secret FROM accounts WHERE id = $1',
+        'SELECT webhook_secret FROM webhook_secrets WHERE account_id = $1',
         [account.accountId],
       );
       expect(row?.webhook_secret).toMatch(/^enc1:/);

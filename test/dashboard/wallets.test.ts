@@ -1,9 +1,9 @@
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { linkWallet, MAX_LINKED_WALLETS } from '../../src/accounts/index.js';
 import { createContext } from '../../src/context.js';
 import { CHALLENGE_TTL_MS } from '../../src/dashboard/siws.js';
-import { linkWallet, MAX_LINKED_WALLETS } from '../../src/deposits/index.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { type Answer, DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { linkWallet } from '../../src/accounts/wallets.js';
 import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { rescanRange } from '../../src/deposits/operator.js';
@@ -8,7 +9,6 @@ import { fixedDepositPrices } from '../../src/deposits/prices.js';
 import type { SolanaRpc } from '../../src/deposits/rpc.js';
 import { createSolanaRpcClient } from '../../src/deposits/rpc-client.js';
 import { type Treasury, treasuryOf } from '../../src/deposits/treasury.js';
-import { linkWallet } from '../../src/deposits/wallets.js';
 import { createDepositWatcher } from '../../src/deposits/watcher.js';
 import { listTransactions } from '../../src/ledger/history.js';
 import { ManualClock } from '../../src/lib/clock.js';

@@ -13,7 +13,7 @@ let database: TestDatabase;
 const ROWS = 20_000;
 
 const FILL = `
-  INSERT INTO accounts (id, mode, webhook_secret) VALUES ('acct_plans', 'sandbox', 'x');
+  INSERT INTO accounts (id, mode) VALUES ('acct_plans', 'sandbox');
   INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, reference)
   VALUES ('acct_plans', 'deposit', 1000000, 1000000, 'plans');
   INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, attempts,
@@ -50,7 +50,7 @@ const FILL = `
   INSERT INTO sign_in_challenges (nonce, input, created_at, expires_at)
   SELECT 'n' || g, '{}', now() - g * interval '1 minute', now() - g * interval '1 minute' + interval '5 minutes'
     FROM generate_series(1, ${ROWS}) g;
-  INSERT INTO accounts (id, mode, webhook_secret) VALUES ('acct_plans_live', 'live', 'x');
+  INSERT INTO accounts (id, mode) VALUES ('acct_plans_live', 'live');
   INSERT INTO wallet_owners (address, claim) VALUES ('wallet_plans', 'sign-in');
   INSERT INTO dashboard_wallets (address, live_account_id, sandbox_account_id, created_at)
   VALUES ('wallet_plans', 'acct_plans_live', 'acct_plans', now());

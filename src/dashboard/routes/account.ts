@@ -3,6 +3,7 @@ import { accountFields, addPlayMoney, presentAccount } from '../../accounts/inde
 import type { DepositSource } from '../../deposits/index.js';
 import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
+import { keyNames } from '../../keys/index.js';
 import { accountUsage, listTransactions, TransactionQuery } from '../../ledger/index.js';
 import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
@@ -64,7 +65,7 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
       const tomorrow = new Date(today.getTime() + DAY_MS);
       const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
       const period = async (from: Date) => {
-        const usage = await accountUsage(ctx, account.id, {
+        const usage = await accountUsage(ctx, keyNames, account.id, {
           from: from.toISOString(),
           to: tomorrow.toISOString(),
           groupBy: 'operation',

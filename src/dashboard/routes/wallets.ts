@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { linkedWallets, MAX_LINKED_WALLETS, unlinkWallet } from '../../deposits/index.js';
+import { linkedWallets, MAX_LINKED_WALLETS, unlinkWallet } from '../../accounts/index.js';
 import { createLinkChallenge, liveOnly, verifyLink } from '../link.js';
 import { requireAddress } from '../siws.js';
 import { Address, SignInInput, VerifyBody } from './auth.js';

@@ -1,10 +1,11 @@
-import { createAccount, SANDBOX_WELCOME_MICROS } from '../accounts/index.js';
-import type { TxContext } from '../context.js';
-import { walletLinkedBy } from '../deposits/index.js';
+import { type Context, queryable, type TxContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { creditDeposit } from '../ledger/index.js';
 import type { SecretBox } from '../webhooks/index.js';
-import * as sql from './sql.js';
+import { createAccount } from './accounts.js';
+import { SANDBOX_WELCOME_MICROS } from './sandbox.js';
+import { walletLinkedBy } from './wallets.js';
+import * as sql from './wallets-sql.js';
 
 /** A wallet that signed in, and the accounts it reaches. */
 export interface WalletAccounts {
@@ -33,7 +34,7 @@ export async function walletAccounts(
 ): Promise<{ wallet: WalletAccounts; created: boolean }> {
   const { tx, clock } = ctx;
   await tx.query(sql.LOCK_WALLET, [address]);
-  const [known] = await tx.query<WalletRow>(sql.FIND_WALLET, [address]);
+  const [known] = await tx.query<WalletRow>(sql.SIGN_IN_WALLET, [address]);
   if (known) return { wallet: toWallet(known), created: false };
   // A wallet belongs to one account: one another account linked (docs/dashboard.md#your-wallets)
   // gets no accounts of its own, which would make its deposits nobody's.
@@ -45,9 +46,7 @@ export async function walletAccounts(
     );
   }
 
-  const [given] = await tx.query<{ id: string; mode: 'live' | 'sandbox' }>(sql.FIND_ACCOUNT_BY_WALLET, [
-    address,
-  ]);
+  const [given] = await tx.query<{ id: string; mode: 'live' | 'sandbox' }>(sql.ACCOUNT_BY_WALLET, [address]);
   // A wallet belongs to one account: when the operator gave it to a sandbox account, the live
   // account made here has none (docs/dashboard.md#accounts).
   const live =
@@ -55,11 +54,17 @@ export async function walletAccounts(
       ? given.id
       : (await createAccount(ctx, { mode: 'live', walletAddress: given ? undefined : address }, secrets)).id;
   const sandbox = given?.mode === 'sandbox' ? given.id : await newSandboxAccount(ctx, secrets);
-  await tx.query(sql.INSERT_WALLET, [address, live, sandbox, clock.now()]);
+  await tx.query(sql.INSERT_SIGN_IN_WALLET, [address, live, sandbox, clock.now()]);
   return {
     wallet: { address, liveAccountId: live, sandboxAccountId: sandbox },
     created: given?.mode !== 'live',
   };
+}
+
+/** The accounts of a wallet that signed in to the dashboard (a session's), or null for one that never did. */
+export async function signInWallet(ctx: Context, address: string): Promise<WalletAccounts | null> {
+  const [row] = await queryable(ctx).query<WalletRow>(sql.SIGN_IN_WALLET, [address]);
+  return row ? toWallet(row) : null;
 }
 
 async function newSandboxAccount(ctx: TxContext, secrets: SecretBox): Promise<string> {

@@ -1,14 +1,16 @@
+import { randomBytes } from 'node:crypto';
 import { type Context, queryable, withTransaction } from '../context.js';
 import { isForeignKeyViolation } from '../db/database.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import { isSolanaAddress } from '../lib/base58.js';
-import * as sql from './sql.js';
+import { encodeBase58, isSolanaAddress } from '../lib/base58.js';
+import * as sql from './wallets-sql.js';
 
 /**
  * The wallets whose transfers count as an account's deposits (docs/deposits.md#which-wallets-count): its
  * sign-in wallet, and the others it linked by signing with them in the dashboard. A wallet belongs
  * to one account. The proof that the account holds the wallet (a signature) is the dashboard's
- * to check; these verbs keep the one-owner rule and the cap.
+ * to check; these verbs keep the one-owner rule and the cap, and answer the deposit watcher's
+ * question, whose wallet or reference a transfer names.
  */
 
 /**
@@ -112,10 +114,50 @@ export async function unlinkWallet(
   if (!removed) throw notFound(`Linked wallet ${input.address}`);
 }
 
-/** The account that linked `address`, if one did (the dashboard's first sign-in checks it). */
+/** The account that linked `address`, if one did (a first sign-in checks it). */
 export async function walletLinkedBy(ctx: Context, address: string): Promise<string | null> {
   const [link] = await queryable(ctx).query<{ account_id: string }>(sql.WALLET_LINK, [address]);
   return link?.account_id ?? null;
+}
+
+/**
+ * The live accounts each of `addresses` belongs to (its sign-in wallet or a link), one row per
+ * owner: the deposit watcher's attribution, one statement for a chunk of transfers.
+ */
+export async function liveWalletOwners(
+  ctx: Context,
+  addresses: string[],
+): Promise<{ address: string; accountId: string }[]> {
+  if (addresses.length === 0) return [];
+  const rows = await queryable(ctx).query<{ address: string; account_id: string }>(sql.LIVE_WALLET_OWNERS, [
+    addresses,
+  ]);
+  return rows.map((row) => ({ address: row.address, accountId: row.account_id }));
+}
+
+/** The live accounts whose Solana Pay reference key is one of `keys` (docs/deposits.md#who-sent-it-attribution). */
+export async function liveReferenceOwners(
+  ctx: Context,
+  keys: string[],
+): Promise<{ key: string; accountId: string }[]> {
+  if (keys.length === 0) return [];
+  const rows = await queryable(ctx).query<{ key: string; account_id: string }>(sql.LIVE_REFERENCE_OWNERS, [
+    keys,
+  ]);
+  return rows.map((row) => ({ key: row.key, accountId: row.account_id }));
+}
+
+/**
+ * The account's Solana Pay reference key, drawn on first use: a random 32-byte public key in base58
+ * that a payment link carries, so a transfer naming it is attributed to the account (docs/deposits.md#who-sent-it-attribution).
+ */
+export async function depositReference(ctx: Context, accountId: string): Promise<string> {
+  const [row] = await queryable(ctx).query<{ deposit_reference: string }>(sql.DEPOSIT_REFERENCE, [
+    accountId,
+    encodeBase58(randomBytes(32)),
+  ]);
+  if (!row) throw new Error(`account ${accountId} is missing`);
+  return row.deposit_reference;
 }
 
 function inUse(address: string, why: string): AppError {
