@@ -2,7 +2,7 @@ import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { creditDeposits } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
-import { recordAccountEvent } from '../webhooks/index.js';
+import { recordAccountEvents } from '../webhooks/index.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';
@@ -216,20 +216,21 @@ export interface CreditedDeposit {
 /**
  * `deposit.credited` for each deposit credited now, in the transaction that credits it — the
  * watcher's and the operator's (`sibyl deposits assign`) alike (docs/webhooks.md#event-catalog): the
- * deposit as the deposits list shows it, and the balance right after its credit. Deposits credit
- * live accounts only.
+ * deposit as the deposits list shows it, and the balance right after its credit; all of them in one
+ * statement (recordAccountEvents). Deposits credit live accounts only.
  */
 export async function announceCredits(ctx: TxContext, credited: CreditedDeposit[]): Promise<void> {
   const at = ctx.clock.now();
-  for (const c of credited) {
-    await recordAccountEvent(ctx.tx, {
+  await recordAccountEvents(
+    ctx.tx,
+    credited.map((c) => ({
       accountId: c.accountId,
-      mode: 'live',
-      type: 'deposit.credited',
+      mode: 'live' as const,
+      type: 'deposit.credited' as const,
       at,
       data: {
         id: c.reference,
-        status: 'credited',
+        status: 'credited' as const,
         token: c.asset,
         amount: formatUnits(c.amount, c.decimals),
         usdValue: formatUsd(c.usdMicros),
@@ -241,8 +242,8 @@ export async function announceCredits(ctx: TxContext, credited: CreditedDeposit[
         createdAt: c.seenAt.toISOString(),
         balanceUsd: formatUsd(c.balanceMicros),
       },
-    });
-  }
+    })),
+  );
 }
 
 /**
