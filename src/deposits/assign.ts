@@ -2,7 +2,7 @@ import { getAccount } from '../accounts/index.js';
 import { type Context, withTransaction } from '../context.js';
 import { AppError } from '../errors.js';
 import { creditDeposits } from '../ledger/index.js';
-import { depositMemo } from './book.js';
+import { announceCredits, depositMemo } from './book.js';
 import type { Deposit } from './deposits.js';
 import { type DepositRow, presentDeposit } from './operator.js';
 import * as sql from './sql.js';
@@ -49,7 +49,8 @@ function checkedRate(rate: string): string {
  * the entry's rate. All in one transaction, the credits in one ledger statement, once: the deposit
  * rows are locked first, so of two concurrent assignments the second finds them credited and does
  * nothing (an error that says so), and the ledger's unique deposit reference refuses a second entry
- * anyway. Never to a sandbox account.
+ * anyway. Never to a sandbox account. Each credit records its `deposit.credited` in the same
+ * transaction, as the watcher's do (docs/webhooks.md#event-catalog).
  */
 export async function assignDeposits(ctx: Context, input: AssignInput) {
   const { signature, accountId } = input;
@@ -122,7 +123,7 @@ export async function assignDeposits(ctx: Context, input: AssignInput) {
     );
     const credited = [];
     for (const [i, { row, rate: applied, usdMicros }] of valued.entries()) {
-      const entryId = (entries[i] as { entryId: bigint }).entryId;
+      const { entryId } = entries[i] as { entryId: bigint };
       await txCtx.tx.query(sql.ASSIGN, [row.reference, accountId, entryId, applied, usdMicros]);
       credited.push({
         ...presentDeposit({ ...row, rate: applied, usd_micros: usdMicros }),
@@ -133,6 +134,22 @@ export async function assignDeposits(ctx: Context, input: AssignInput) {
         previousStatus: row.status,
       });
     }
+    await announceCredits(
+      txCtx,
+      valued.map(({ row, rate: applied, usdMicros }, i) => ({
+        accountId,
+        reference: row.reference,
+        signature: row.signature,
+        asset: row.asset,
+        amount: BigInt(row.amount),
+        decimals: row.decimals,
+        slot: Number(row.slot),
+        rate: applied,
+        usdMicros,
+        seenAt: row.seen_at,
+        balanceMicros: (entries[i] as { balanceMicros: bigint }).balanceMicros,
+      })),
+    );
     return credited;
   });
 }

@@ -3,7 +3,7 @@ import type { Context, TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { creditDeposits } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
-import { recordAccountEvent } from '../webhooks/index.js';
+import { recordAccountEvents } from '../webhooks/index.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';
@@ -171,45 +171,74 @@ export async function writeFinal(ctx: TxContext, booked: Booked[]): Promise<Book
     column((b) => entryOf.get(b) ?? null),
     ctx.clock.now(),
   ]);
-  await announceCredits(ctx, credits, entries, new Map(rows.map((r) => [r.reference, r.seen_at])));
+  const seenAt = new Map(rows.map((r) => [r.reference, r.seen_at]));
+  await announceCredits(
+    ctx,
+    credits.map(({ deposit, ...b }, i) => ({
+      accountId: b.accountId as string,
+      reference: deposit.reference,
+      signature: deposit.signature,
+      asset: deposit.asset,
+      amount: BigInt(deposit.amount),
+      decimals: deposit.decimals,
+      slot: Number(deposit.slot),
+      rate: b.rate as string,
+      usdMicros: b.usdMicros as bigint,
+      seenAt: seenAt.get(deposit.reference) ?? ctx.clock.now(),
+      balanceMicros: entries[i]?.balanceMicros ?? 0n,
+    })),
+  );
   return written;
 }
 
+/** A deposit credited now, as its `deposit.credited` event shows it. */
+export interface CreditedDeposit {
+  accountId: string;
+  reference: string;
+  signature: string;
+  asset: 'SOL' | 'USDC';
+  amount: bigint;
+  decimals: number;
+  slot: number;
+  rate: string;
+  usdMicros: bigint;
+  /** When the deposit was first seen (its row's `seen_at`): the deposits list's `createdAt`. */
+  seenAt: Date;
+  /** The account's balance right after this deposit's credit (the ledger's batch credit answers it). */
+  balanceMicros: bigint;
+}
+
 /**
- * `deposit.credited` for each deposit credited now, in the transaction that credits it
- * (docs/webhooks.md#event-catalog): the deposit as the deposits list shows it, and the balance
- * right after its credit. Deposits credit live accounts only.
+ * `deposit.credited` for each deposit credited now, in the transaction that credits it — the
+ * watcher's and the operator's (`sibyl deposits assign`) alike (docs/webhooks.md#event-catalog): the
+ * deposit as the deposits list shows it, and the balance right after its credit; all of them in one
+ * statement (recordAccountEvents). Deposits credit live accounts only.
  */
-async function announceCredits(
-  ctx: TxContext,
-  credits: Booked[],
-  entries: { balanceMicros: bigint }[],
-  seenAt: Map<string, Date>,
-): Promise<void> {
+export async function announceCredits(ctx: TxContext, credited: CreditedDeposit[]): Promise<void> {
   const at = ctx.clock.now();
-  for (const [i, b] of credits.entries()) {
-    const { deposit } = b;
-    await recordAccountEvent(ctx.tx, {
-      accountId: b.accountId as string,
-      mode: 'live',
-      type: 'deposit.credited',
+  await recordAccountEvents(
+    ctx.tx,
+    credited.map((c) => ({
+      accountId: c.accountId,
+      mode: 'live' as const,
+      type: 'deposit.credited' as const,
       at,
       data: {
-        id: deposit.reference,
-        status: 'credited',
-        token: deposit.asset,
-        amount: formatUnits(BigInt(deposit.amount), deposit.decimals),
-        usdValue: formatUsd(b.usdMicros as bigint),
-        rateUsd: b.rate,
-        signature: deposit.signature,
-        slot: Number(deposit.slot),
-        reference: deposit.reference,
+        id: c.reference,
+        status: 'credited' as const,
+        token: c.asset,
+        amount: formatUnits(c.amount, c.decimals),
+        usdValue: formatUsd(c.usdMicros),
+        rateUsd: c.rate,
+        signature: c.signature,
+        slot: c.slot,
+        reference: c.reference,
         memo: null,
-        createdAt: (seenAt.get(deposit.reference) ?? at).toISOString(),
-        balanceUsd: formatUsd(entries[i]?.balanceMicros ?? 0n),
+        createdAt: c.seenAt.toISOString(),
+        balanceUsd: formatUsd(c.balanceMicros),
       },
-    });
-  }
+    })),
+  );
 }
 
 /**

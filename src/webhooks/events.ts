@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { randomBase58 } from '../lib/ids.js';
 import type { AccountEventData, AccountEventType } from './event-types.js';
-import { RECORD_EVENT } from './events-sql.js';
+import { RECORD_EVENT, RECORD_EVENTS } from './events-sql.js';
 import { MAX_ATTEMPTS } from './outbox.js';
 
 /** An event id: `evt_` and 24 random base58 characters (~140 bits). */
@@ -42,21 +42,52 @@ export async function recordAccountEvent<T extends AccountEventType>(
   q: Queryable,
   input: AccountEventInput<T>,
 ): Promise<RecordedEvent | null> {
-  const id = newEventId();
-  const at = input.at ?? new Date();
-  const createdAt = at.toISOString();
-  const data = JSON.stringify(input.data);
-  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${createdAt}","mode":${JSON.stringify(input.mode)},"data":${data}}`;
+  const event = prepared(input);
   const [row] = await q.query<{ id: string; deliveries: number }>(RECORD_EVENT, [
-    id,
+    event.id,
     input.accountId,
     input.mode,
     input.type,
-    data,
-    at,
-    payload,
+    event.data,
+    event.at,
+    event.payload,
     MAX_ATTEMPTS,
     input.once ?? null,
   ]);
   return row ? { id: row.id, deliveries: row.deliveries } : null;
+}
+
+/**
+ * Records many account events in the caller's transaction, in one statement — each as
+ * `recordAccountEvent` records it, with its deliveries. Answers the events recorded (one whose
+ * `once` was already used is not among them), in no particular order.
+ */
+export async function recordAccountEvents(
+  q: Queryable,
+  inputs: readonly AccountEventInput[],
+): Promise<RecordedEvent[]> {
+  if (inputs.length === 0) return [];
+  const events = inputs.map(prepared);
+  const column = <V>(f: (input: AccountEventInput, i: number) => V) => inputs.map(f);
+  const rows = await q.query<{ id: string; deliveries: number }>(RECORD_EVENTS, [
+    events.map((e) => e.id),
+    column((input) => input.accountId),
+    column((input) => input.mode),
+    column((input) => input.type),
+    events.map((e) => e.data),
+    events.map((e) => e.at),
+    events.map((e) => e.payload),
+    MAX_ATTEMPTS,
+    column((input) => input.once ?? null),
+  ]);
+  return rows.map((row) => ({ id: row.id, deliveries: row.deliveries }));
+}
+
+/** An event's id, time, data and the payload its deliveries carry. */
+function prepared(input: AccountEventInput) {
+  const id = newEventId();
+  const at = input.at ?? new Date();
+  const data = JSON.stringify(input.data);
+  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${at.toISOString()}","mode":${JSON.stringify(input.mode)},"data":${data}}`;
+  return { id, at, data, payload };
 }

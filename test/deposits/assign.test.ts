@@ -9,6 +9,7 @@ import { type Treasury, treasuryOf } from '../../src/deposits/treasury.js';
 import { createDepositWatcher } from '../../src/deposits/watcher.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLog } from '../../src/logger.js';
+import { createEndpoint } from '../../src/webhooks/endpoints.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { runCliOn } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -20,7 +21,8 @@ import { DepositWorld, USDC_MINT } from '../helpers/solana/world.js';
 /**
  * `sibyl deposits assign` for held deposits (docs/deposits.md#value: USDC off its peg, or no price): credited
  * once, at 1.00 per USDC or at the rate the operator states, never to a sandbox account, and of two
- * concurrent assignments exactly one credits.
+ * concurrent assignments exactly one credits; each credit records its `deposit.credited` event (and
+ * its endpoint deliveries) in the crediting transaction, as the watcher's do.
  */
 
 let database: TestDatabase;
@@ -80,6 +82,19 @@ async function rowsOf(signature: string) {
     'SELECT reference, status, reason, account_id, rate, usd_micros, ledger_entry_id FROM deposits WHERE signature = $1 ORDER BY reference',
     [signature],
   );
+}
+
+/** The account's `deposit.credited` events and their deliveries' payloads. */
+async function creditedEvents(accountId: string) {
+  const events = await db.query<{ id: string; data: Record<string, unknown> }>(
+    `SELECT id, data FROM account_events WHERE account_id = $1 AND type = 'deposit.credited' ORDER BY created_at, id`,
+    [accountId],
+  );
+  const deliveries = await db.query<{ event_id: string; endpoint_id: string; payload: string }>(
+    'SELECT event_id, endpoint_id, payload FROM webhook_deliveries WHERE account_id = $1 AND event_id IS NOT NULL',
+    [accountId],
+  );
+  return { events, deliveries };
 }
 
 async function entriesOf(signature: string) {
@@ -192,6 +207,71 @@ describe('sibyl deposits assign for held deposits', () => {
     expect(plain.status, plain.stderr).toBe(0);
     expect(await balanceOf(db, owner)).toBe(35_030_864n + 15_000_000n);
     await expectLedgerReconciles(db);
+  });
+
+  it('records deposit.credited for each deposit credited, with its endpoint delivery, in the crediting transaction', async () => {
+    const owner = await live();
+    const endpoint = await createEndpoint(
+      createContext(db, clock),
+      clearSecretBox,
+      { allowPrivateTargets: false },
+      {
+        accountId: owner,
+        mode: 'live',
+        url: 'https://hooks.example.com/sibyl',
+        eventTypes: ['deposit.credited'],
+      },
+    );
+    // A refused assignment (held SOL without a rate) rolls back whole: no event, no delivery.
+    const mixed = await cases.twoDeposits(world, 2_000_000n, LAMPORTS_PER_SOL / 20n);
+    await booked(mixed);
+    await expect(
+      assignDeposits(createContext(db, clock), { signature: mixed.tx.signature, accountId: owner }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(await creditedEvents(owner)).toEqual({ events: [], deliveries: [] });
+
+    // Two held USDC deposits in one transaction: two credits, two events, each with the balance after it.
+    const batched = await cases.batchedUsdcDeposits(world, 7_250_000n, 1_500_000n);
+    await booked(batched);
+    expect(
+      await assignDeposits(createContext(db, clock), { signature: batched.tx.signature, accountId: owner }),
+    ).toHaveLength(2);
+    const rows = await db.query<{ reference: string; slot: bigint; seen_at: Date }>(
+      'SELECT reference, slot, seen_at FROM deposits WHERE signature = $1 ORDER BY reference',
+      [batched.tx.signature],
+    );
+    const { events, deliveries } = await creditedEvents(owner);
+    const expected = (i: number, amount: string, usdValue: string, balanceUsd: string) => ({
+      id: rows[i]?.reference,
+      status: 'credited',
+      token: 'USDC',
+      amount,
+      usdValue,
+      rateUsd: '1',
+      signature: batched.tx.signature,
+      slot: Number(rows[i]?.slot),
+      reference: rows[i]?.reference,
+      memo: null,
+      createdAt: rows[i]?.seen_at.toISOString(),
+      balanceUsd,
+    });
+    expect(events.map((e) => e.data).sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual([
+      expected(0, '7.25', '7.25', '7.25'),
+      expected(1, '1.5', '1.50', '8.75'),
+    ]);
+    for (const event of events) expect(event.id).toMatch(/^evt_[1-9A-HJ-NP-Za-km-z]{24}$/);
+    expect(deliveries).toHaveLength(2);
+    for (const delivery of deliveries) {
+      const event = events.find((e) => e.id === delivery.event_id);
+      expect(delivery.endpoint_id).toBe(endpoint.id);
+      expect(JSON.parse(delivery.payload)).toMatchObject({
+        id: event?.id,
+        type: 'deposit.credited',
+        mode: 'live',
+        data: event?.data,
+      });
+    }
+    expect(await balanceOf(db, owner)).toBe(8_750_000n);
   });
 
   it('never to a sandbox account', async () => {

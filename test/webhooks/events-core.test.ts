@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
-import { recordAccountEvent } from '../../src/webhooks/events.js';
+import { recordAccountEvent, recordAccountEvents } from '../../src/webhooks/events.js';
 import type { TestAccount } from '../helpers/context.js';
 import { type DeliveryFixture, deliveryFixture } from './delivery-fixture.js';
 
@@ -160,5 +160,63 @@ describe('recordAccountEvent', () => {
       `${recorded?.id}_we_other`,
     ]);
     expect(row?.status).toBe('DELIVERED');
+  });
+});
+
+describe('recordAccountEvents', () => {
+  it('records many events in one statement as recordAccountEvent does each: its deliveries, its payload, its once-key', async () => {
+    const db = fixture.ctx.database.db;
+    const at = fixture.ctx.clock.now();
+    const deposit = (i: number) => ({ ...data, id: `sol:many:${i}`, reference: `sol:many:${i}` });
+    const recorded = await withTransaction(createContext(db, fixture.ctx.clock), (tx) =>
+      recordAccountEvents(tx.tx, [
+        { accountId: live.accountId, mode: 'live', type: 'deposit.credited', data: deposit(0), at },
+        { accountId: other.accountId, mode: 'live', type: 'deposit.credited', data: deposit(1), at },
+        { accountId: sandbox.accountId, mode: 'sandbox', type: 'deposit.credited', data: deposit(2), at },
+        {
+          accountId: live.accountId,
+          mode: 'live',
+          type: 'key.expiring',
+          data: { keyId: 'key_many', name: null, expiresAt: '2026-12-09T00:00:00.000Z', daysLeft: 7 },
+          at,
+          once: 'key.expiring:key_many:7',
+        },
+      ]),
+    );
+    expect(recorded).toHaveLength(4);
+    const deliveries = await db.query<{ endpoint_id: string; payload: string; event_id: string }>(
+      `SELECT endpoint_id, payload, event_id FROM webhook_deliveries WHERE event_id = ANY ($1::text[])
+        ORDER BY endpoint_id, type`,
+      [recorded.map((r) => r.id)],
+    );
+    const payloads = deliveries.map((d) => ({ endpoint: d.endpoint_id, ...JSON.parse(d.payload) }));
+    expect(payloads.map((p) => [p.endpoint, p.type, p.data.id ?? p.data.keyId])).toEqual([
+      ['we_all', 'deposit.credited', 'sol:many:0'],
+      ['we_all', 'key.expiring', 'key_many'],
+      ['we_deposits', 'deposit.credited', 'sol:many:0'],
+      ['we_keys', 'key.expiring', 'key_many'],
+      ['we_other', 'deposit.credited', 'sol:many:1'],
+      ['we_sandbox', 'deposit.credited', 'sol:many:2'],
+    ]);
+    for (const p of payloads) {
+      expect(Object.keys(p)).toEqual(['endpoint', 'id', 'type', 'createdAt', 'mode', 'data']);
+      expect(p.createdAt).toBe(at.toISOString());
+    }
+    const counts = Object.fromEntries(recorded.map((r) => [r.id, r.deliveries]));
+    for (const d of deliveries) expect(counts[d.event_id]).toBeGreaterThan(0);
+    expect(recorded.map((r) => r.deliveries).sort()).toEqual([1, 1, 2, 2]);
+    // A once-key already used: that event is not recorded again; the others are.
+    const again = await recordAccountEvents(db, [
+      {
+        accountId: live.accountId,
+        mode: 'live',
+        type: 'key.expiring',
+        data: { keyId: 'key_many', name: null, expiresAt: '2026-12-09T00:00:00.000Z', daysLeft: 7 },
+        once: 'key.expiring:key_many:7',
+      },
+      { accountId: live.accountId, mode: 'live', type: 'deposit.credited', data: deposit(3) },
+    ]);
+    expect(again.map((r) => r.deliveries)).toEqual([2]);
+    expect(await recordAccountEvents(db, [])).toEqual([]);
   });
 });
