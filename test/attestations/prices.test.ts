@@ -138,6 +138,7 @@ describe('where attestations are off (PostgreSQL without ATTESTATION_SECRET_KEY)
   });
   afterAll(async () => {
     await off.close();
+    await off.database.close(); // the first context's, which the second only borrowed
   });
 
   it('answers 503 ATTESTATION_UNAVAILABLE to attest=true, charging nothing; the price without it works', async () => {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, lstatSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { scratchFolder } from '../helpers/db.js';
 import { freePort, httpReady } from '../helpers/process.js';
 
 /** A first start initialises a PGlite directory: seconds on a quiet machine, a minute on a loaded one. */
@@ -66,7 +66,7 @@ async function start(env: Record<string, string>, port: number) {
 
 describe('the embedded data directory is its owner’s only', { timeout: 2 * READY_WITHIN_MS + 60_000 }, () => {
   it('a first start under umask 022 makes every folder 0700 and every file 0600; a loosened one is tightened and said so', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'sibyl-modes-'));
+    const root = scratchFolder('sibyl-modes-');
     roots.push(root);
     const dataDir = join(root, 'data');
     const env = { SIBYL_DATA_DIR: dataDir };

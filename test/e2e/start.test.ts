@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
+import { scratchFolder } from '../helpers/db.js';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -53,8 +53,8 @@ const READY_WITHIN_MS = 180_000;
  */
 describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WITHIN_MS + 60_000 }, () => {
   it('prints a working sandbox key, serves over HTTP, and shuts down on SIGTERM', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
-    dirs.push(dataDir);
+    const dataDir = join(scratchFolder('sibyl-e2e-'), 'data');
+    dirs.push(dirname(dataDir));
     const port = await freePort();
     const env = {
       PATH: process.env.PATH ?? '',
@@ -193,8 +193,8 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
  */
 describe('a first start on a port in use', { timeout: 2 * READY_WITHIN_MS + 60_000 }, () => {
   it('says "set PORT" without a stack trace, and the next start prints the starter key', async () => {
-    const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
-    dirs.push(dataDir);
+    const dataDir = join(scratchFolder('sibyl-e2e-'), 'data');
+    dirs.push(dirname(dataDir));
     const port = await freePort();
     const squatter: Server = createServer();
     await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));

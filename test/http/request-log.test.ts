@@ -1,6 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+// One database for the file; each case an app of its own, with its own logger (and accounts).
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+afterAll(async () => {
+  await database.close();
+});
 
 let ctx: TestContext | undefined;
 afterEach(async () => {
@@ -19,7 +29,7 @@ async function logged(level: string): Promise<{ ctx: TestContext; lines: Record<
       },
     },
   );
-  ctx = await createTestContext({ logger });
+  ctx = await createTestContext({ logger, database });
   return { ctx, lines };
 }
 

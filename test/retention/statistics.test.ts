@@ -1,9 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
 import { analyzeStaleTables, vacuumTables } from '../../src/db/statistics.js';
+import { ManualClock } from '../../src/lib/clock.js';
 import { silentLog } from '../../src/logger.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { retentionFeature } from '../../src/retention/feature.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
+import { testConfig } from '../helpers/context.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { marketCreated, ndjson } from '../markets/events.js';
 
 /**
@@ -14,7 +17,8 @@ import { marketCreated, ndjson } from '../markets/events.js';
  * autovacuum) does not.
  */
 
-let ctx: TestContext;
+/** A fresh database per case (each starts from tables never analyzed or vacuumed); no app: nothing here is HTTP. */
+let ctx: { database: TestDatabase; clock: ManualClock; config: Config };
 let created = 0;
 
 /** `count` more markets, through ingestion as the service records them. */
@@ -76,14 +80,14 @@ const plannerRows = async () =>
   );
 
 beforeEach(async () => {
-  ctx = await createTestContext();
+  ctx = { database: await createTestDatabase(), clock: new ManualClock(new Date()), config: testConfig() };
   created = 0;
   // On PostgreSQL, autovacuum would analyze the table behind the test's back.
   if (ctx.database.db.kind === 'postgres')
     await ctx.database.db.exec('ALTER TABLE markets SET (autovacuum_enabled = false)');
 });
 afterEach(async () => {
-  await ctx.close();
+  await ctx.database.close();
 });
 
 describe('analyzeStaleTables', () => {
