@@ -168,12 +168,12 @@ async function emptyDatabase(): Promise<Database> {
   return db;
 }
 
-describe('migration 0054', () => {
+describe('migration 0053', () => {
   it("moves each account's secrets, a rotation's previous one and its overlap included, and drops the columns", async () => {
     const db = await emptyDatabase();
     const all = loadMigrations();
     const version = all.find((m) => m.name === 'webhook_secrets')?.version;
-    expect(version).toBe(54);
+    expect(version).toBe(53);
     await migrate(
       db,
       all.filter((m) => m.version < (version ?? 0)),
