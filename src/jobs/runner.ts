@@ -13,7 +13,7 @@ import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
-import { enqueueJobCallback, type Outcome, recordJobEvent } from './told.js';
+import { enqueueJobCallback, type Outcome, recordJobEvents } from './told.js';
 
 export interface JobRunnerDeps {
   db: Database;
@@ -292,9 +292,10 @@ async function finishJobs(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
 }
 
 /**
- * One statement when every job completed without a callback; else one transaction that finishes the
- * jobs, refunds the failed ones and writes the callbacks' outbox rows. Either way each job's
- * status, result, refund and callback commit together, and only for a job whose lease still holds.
+ * One transaction finishes the jobs and records their events (`job.completed`, `job.failed`: one
+ * statement for all of them); when a job failed or has a callback, it also refunds the failed ones
+ * and writes the callbacks' outbox rows. Each job's status, result, refund, event and callback
+ * commit together, and only for a job whose lease still holds.
  */
 async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   const finishing = (deliveries?: ReadonlyMap<string, string>) =>
@@ -308,17 +309,26 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
         delivery_id: deliveries?.get(job.id) ?? null,
       })),
     );
+  const ctx = createContext(deps.db, deps.clock);
+  const outcomes = new Map(ran.map(({ job, outcome }) => [job.id, outcome]));
+  const told = (finished: JobRow[]) =>
+    finished.flatMap((job) => {
+      const outcome = outcomes.get(job.id);
+      return outcome ? [{ job, outcome }] : [];
+    });
   if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
-    const finished = await deps.db.query<JobRow>(sql.FINISH, [finishing(), deps.clock.now()]);
-    warnLostLeases(deps, ran, finished);
+    // Nothing to refund, no callback: FINISH, then the events of the jobs it finished.
+    await withTransaction(ctx, async (tx) => {
+      const finished = await tx.tx.query<JobRow>(sql.FINISH, [finishing(), tx.clock.now()]);
+      warnLostLeases(deps, ran, finished);
+      await recordJobEvents(tx, told(finished));
+    });
     return;
   }
-  const ctx = createContext(deps.db, deps.clock);
   await withTransaction(ctx, async (tx) => {
     const held = JSON.stringify(ran.map(({ job }) => ({ id: job.id, lease_token: job.lease_token })));
     const finished = await tx.tx.query<JobRow>(sql.LOCK_HELD, [held]);
     warnLostLeases(deps, ran, finished);
-    const outcomes = new Map(ran.map(({ job, outcome }) => [job.id, outcome]));
     // Refunds lock account rows: in one order (account, then job), so that two batches never deadlock.
     finished.sort((a, b) => compare(a.account_id, b.account_id) || compare(a.id, b.id));
     const refunds = new Map<string, bigint>();
@@ -331,12 +341,12 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
       });
       refunds.set(job.id, refund.amountMicros);
     }
+    await recordJobEvents(tx, told(finished));
     // Balances once the refunds are in: what the account has when this transaction commits.
     const balances = new Map<string, bigint>();
     const deliveries = new Map<string, string>();
     for (const job of finished) {
       const outcome = outcomes.get(job.id);
-      if (outcome) await recordJobEvent(tx, job, outcome);
       if (!job.callback_url || !outcome) continue;
       let balance = balances.get(job.account_id);
       if (balance === undefined) {

@@ -3,12 +3,34 @@ import { pruneStatement } from '../db/prune.js';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from './sql.js';
 
 /**
+ * The deliveries of the events of `events` (a row source `ev` with id, account_id, mode, type,
+ * created_at): one PENDING outbox row per enabled endpoint of that account and mode subscribed to
+ * the type (or to '*'), each with the payload `payload` and id `<event id>_<endpoint id>` (its
+ * `webhook-id`), at most `maxAttempts` attempts. One declaration for one event and for many.
+ */
+function deliveriesOf(events: string, payload: string, maxAttempts: string): string {
+  return `INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,
+                                     created_at, endpoint_id, event_id)
+     SELECT ev.id || '_' || e.id, ev.account_id, e.url, ev.type, ev.id, ${payload}, 'PENDING', ev.created_at,
+            ${maxAttempts}, ev.created_at, e.id, ev.id
+       FROM ${events} ev JOIN webhook_endpoints e ON e.account_id = ev.account_id AND e.mode = ev.mode
+      WHERE e.enabled AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+     RETURNING account_id`;
+}
+
+/**
+ * When a delivery was written, the workers and each account's streams are woken (delivered at
+ * commit: queue/wake.ts): an uncorrelated subquery, evaluated once per statement.
+ */
+const WAKE_DELIVERED = `(SELECT count(*) FROM (SELECT DISTINCT account_id FROM delivered) d
+            WHERE pg_notify('${DELIVERIES_CHANNEL}', '') IS NOT NULL
+              AND pg_notify('${EVENTS_CHANNEL}', d.account_id) IS NOT NULL)::integer`;
+
+/**
  * An account event and its deliveries in one statement, in the caller's transaction: the event row
- * ($1 id, $2 account, $3 mode, $4 type, $5 data, $6 time, $9 once-key), then one PENDING outbox row
- * per enabled endpoint of that account and mode subscribed to the type (or to '*'), each with the
- * payload $7 and id `<event id>_<endpoint id>` (its `webhook-id`), at most $8 attempts. An event whose
- * once-key was already used inserts nothing, and so makes no delivery. When a delivery was written,
- * the workers and the account's streams are woken (delivered at commit: queue/wake.ts).
+ * ($1 id, $2 account, $3 mode, $4 type, $5 data, $6 time, $9 once-key), then its deliveries
+ * (payload $7, at most $8 attempts). An event whose once-key was already used inserts nothing, and
+ * so makes no delivery.
  */
 export const RECORD_EVENT = statement(
   'account_events_record',
@@ -18,20 +40,33 @@ export const RECORD_EVENT = statement(
      ON CONFLICT (once_key) DO NOTHING
      RETURNING id, account_id, mode, type, created_at
    ), delivered AS (
-     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,
-                                     created_at, endpoint_id, event_id)
-     SELECT ev.id || '_' || e.id, ev.account_id, e.url, ev.type, ev.id, $7, 'PENDING', ev.created_at, $8,
-            ev.created_at, e.id, ev.id
-       FROM event ev JOIN webhook_endpoints e ON e.account_id = ev.account_id AND e.mode = ev.mode
-      WHERE e.enabled AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
-     RETURNING account_id
+     ${deliveriesOf('event', '$7', '$8')}
    )
-   SELECT ev.id,
-          (SELECT count(*) FROM delivered)::integer AS deliveries,
-          (SELECT count(*) FROM (SELECT DISTINCT account_id FROM delivered) d
-            WHERE pg_notify('${DELIVERIES_CHANNEL}', '') IS NOT NULL
-              AND pg_notify('${EVENTS_CHANNEL}', d.account_id) IS NOT NULL)::integer AS woke
+   SELECT ev.id, (SELECT count(*) FROM delivered)::integer AS deliveries, ${WAKE_DELIVERED} AS woke
      FROM event ev`,
+);
+
+/**
+ * Many account events and their deliveries in one statement, in the caller's transaction: $1 a
+ * JSON array of `{ id, account_id, mode, type, created_at, payload }` (the payload as delivered, its
+ * `data` the event's), at most $2 attempts each. No join but the endpoints': a finishing batch of
+ * 1,000 jobs records its 1,000 events in one round trip (docs/jobs.md#claims). Answers how many
+ * events and deliveries it wrote.
+ */
+export const RECORD_EVENTS = statement(
+  'account_events_record_many',
+  `WITH input AS (
+     SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS i(id text, account_id text, mode text, type text, created_at timestamptz, payload text)
+   ), event AS (
+     INSERT INTO account_events (id, account_id, mode, type, data, created_at)
+     SELECT id, account_id, mode, type, payload::jsonb -> 'data', created_at FROM input
+     RETURNING id
+   ), delivered AS (
+     ${deliveriesOf('input', 'ev.payload', '$2')}
+   )
+   SELECT (SELECT count(*) FROM event)::integer AS events, (SELECT count(*) FROM delivered)::integer AS deliveries,
+          ${WAKE_DELIVERED} AS woke`,
 );
 
 /**

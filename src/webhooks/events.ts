@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { randomBase58 } from '../lib/ids.js';
 import type { AccountEventData, AccountEventType } from './event-types.js';
-import { RECORD_EVENT } from './events-sql.js';
+import { RECORD_EVENT, RECORD_EVENTS } from './events-sql.js';
 import { MAX_ATTEMPTS } from './outbox.js';
 
 /** An event id: `evt_` and 24 random base58 characters (~140 bits). */
@@ -24,6 +24,11 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
   once?: string;
 }
 
+/** An event of any type without a once-key, its data of that type: what `recordAccountEvents` takes. */
+export type ManyEventsInput = {
+  [T in AccountEventType]: Omit<AccountEventInput<T>, 'once'>;
+}[AccountEventType];
+
 /** What was recorded: the event id and how many deliveries it made. */
 export interface RecordedEvent {
   id: string;
@@ -44,9 +49,7 @@ export async function recordAccountEvent<T extends AccountEventType>(
 ): Promise<RecordedEvent | null> {
   const id = newEventId();
   const at = input.at ?? new Date();
-  const createdAt = at.toISOString();
   const data = JSON.stringify(input.data);
-  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${createdAt}","mode":${JSON.stringify(input.mode)},"data":${data}}`;
   const [row] = await q.query<{ id: string; deliveries: number }>(RECORD_EVENT, [
     id,
     input.accountId,
@@ -54,9 +57,38 @@ export async function recordAccountEvent<T extends AccountEventType>(
     input.type,
     data,
     at,
-    payload,
+    eventPayload(id, input.type, at, input.mode, data),
     MAX_ATTEMPTS,
     input.once ?? null,
   ]);
   return row ? { id: row.id, deliveries: row.deliveries } : null;
+}
+
+/**
+ * Records many account events (without `once`) in the caller's transaction, each as
+ * `recordAccountEvent` would, in one statement however many: a batch of finished jobs tells its
+ * `job.completed` events in one round trip. Answers how many events and deliveries it wrote.
+ */
+export async function recordAccountEvents(
+  q: Queryable,
+  inputs: readonly ManyEventsInput[],
+): Promise<{ events: number; deliveries: number }> {
+  if (inputs.length === 0) return { events: 0, deliveries: 0 };
+  const now = new Date();
+  const rows = inputs.map((input) => {
+    const id = newEventId();
+    const at = input.at ?? now;
+    const payload = eventPayload(id, input.type, at, input.mode, JSON.stringify(input.data));
+    return { id, account_id: input.accountId, mode: input.mode, type: input.type, created_at: at, payload };
+  });
+  const [row] = await q.query<{ events: number; deliveries: number }>(RECORD_EVENTS, [
+    JSON.stringify(rows),
+    MAX_ATTEMPTS,
+  ]);
+  return { events: row?.events ?? 0, deliveries: row?.deliveries ?? 0 };
+}
+
+/** The body of every delivery of an event: `{ id, type, createdAt, mode, data }`, in that order. */
+function eventPayload(id: string, type: string, at: Date, mode: string, data: string): string {
+  return `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"createdAt":"${at.toISOString()}","mode":${JSON.stringify(mode)},"data":${data}}`;
 }
