@@ -939,6 +939,7 @@ describe('the verbs', () => {
     'markets/index.ts loadDemoMarkets': BUILT_ONCE,
     'webhooks/index.ts localDevelopment': BUILT_ONCE,
     'webhooks/index.ts recordAccountEvent': IN_TRANSACTION,
+    'webhooks/index.ts recordAccountEvents': IN_TRANSACTION,
   };
 
   /**
