@@ -79,7 +79,7 @@ async function sibyl(n) {
   return withDatabase(`sibyl_${n}`, async (url) => {
     const db = new PostgresDatabase(url, { poolSize: 2 });
     const env = {
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: process.env.BENCH_WORKER_LOG ?? 'warn',
       HOST: '127.0.0.1',
       PORT: String(PORT),
       DATABASE_URL: url,
@@ -126,6 +126,10 @@ async function sibyl(n) {
       );
     } finally {
       for (const child of children) await stopProcess(child);
+      // BENCH_WORKER_LOG=info (or warn): the workers' own logs, for what held them up.
+      if (process.env.BENCH_WORKER_LOG) {
+        for (const child of children.slice(1)) process.stderr.write(`--- ${child.name}\n${child.output()}`);
+      }
       await db.close();
     }
   });

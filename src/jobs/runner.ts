@@ -13,7 +13,7 @@ import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
-import { enqueueJobCallback, type Outcome, recordJobEvent } from './told.js';
+import { enqueueJobCallback, type Outcome, recordJobEvents } from './told.js';
 
 export interface JobRunnerDeps {
   db: Database;
@@ -120,20 +120,30 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
 async function startClaimedAhead(deps: JobRunnerDeps, jobs: JobRow[]): Promise<JobRow[]> {
   const ahead = jobs.filter((job) => job.started_at === null);
   if (ahead.length === 0) return jobs;
-  const held = JSON.stringify(ahead.map((job) => ({ id: job.id, lease_token: job.lease_token })));
-  const started = await deps.db.query<JobRow>(sql.START, [
-    held,
+  const started = await deps.db.query<Pick<JobRow, 'id' | 'attempts' | 'started_at'>>(sql.START, [
+    heldLeases(ahead),
     deps.clock.now(),
     deps.settings.priceLeaseMs,
   ]);
-  if (started.length < ahead.length) {
-    const kept = new Set(started.map((job) => job.id));
+  const runs = new Map(started.map((row) => [row.id, row]));
+  if (runs.size < ahead.length) {
     for (const job of ahead) {
-      if (!kept.has(job.id))
+      if (!runs.has(job.id))
         deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before it started');
     }
   }
-  return [...jobs.filter((job) => job.started_at !== null), ...started];
+  return [
+    ...jobs.filter((job) => job.started_at !== null),
+    ...ahead.flatMap((job) => {
+      const run = runs.get(job.id);
+      return run ? [{ ...job, attempts: run.attempts, started_at: run.started_at }] : [];
+    }),
+  ];
+}
+
+/** The leases of `jobs` as the statements that act on held jobs take them: `{ "<id>": "<token>" }`. */
+function heldLeases(jobs: readonly JobRow[]): string {
+  return JSON.stringify(Object.fromEntries(jobs.map((job) => [job.id, job.lease_token])));
 }
 
 const GAVE_UP: Extract<Outcome, { ok: false }> = {
@@ -167,8 +177,7 @@ async function giveBack(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
     { jobIds: jobs.map((job) => job.id) },
     'scheduled job not run: this worker cannot sign (its attestation key was retired); back after its lease',
   );
-  const held = jobs.map((job) => ({ id: job.id, lease_token: job.lease_token }));
-  await deps.db.query(sql.GIVE_BACK_ATTEMPT, [JSON.stringify(held)]);
+  await deps.db.query(sql.GIVE_BACK_ATTEMPT, [heldLeases(jobs)]);
 }
 
 async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOLUTION' }): Promise<void> {
@@ -292,38 +301,50 @@ async function finishJobs(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
 }
 
 /**
- * One statement when every job completed without a callback; else one transaction that finishes the
- * jobs, refunds the failed ones and writes the callbacks' outbox rows. Either way each job's
- * status, result, refund and callback commit together, and only for a job whose lease still holds.
+ * One transaction finishes the jobs and records their events (`job.completed`, `job.failed`: one
+ * statement for all of them); when a job failed or has a callback, it also refunds the failed ones
+ * and writes the callbacks' outbox rows. Each job's status, result, refund, event and callback
+ * commit together, and only for a job whose lease still holds.
  */
 async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   const finishing = (deliveries?: ReadonlyMap<string, string>) =>
     JSON.stringify(
-      ran.map(({ job, outcome }) => ({
-        id: job.id,
-        lease_token: job.lease_token,
-        status: outcome.ok ? 'COMPLETED' : 'FAILED',
-        result: outcome.ok ? outcome.result : null,
-        error: outcome.ok ? null : outcome.error,
-        delivery_id: deliveries?.get(job.id) ?? null,
-      })),
+      Object.fromEntries(
+        ran.map(({ job, outcome }) => [
+          job.id,
+          {
+            lease_token: job.lease_token,
+            status: outcome.ok ? 'COMPLETED' : 'FAILED',
+            result: outcome.ok ? outcome.result : undefined,
+            error: outcome.ok ? undefined : outcome.error,
+            delivery_id: deliveries?.get(job.id),
+          },
+        ]),
+      ),
     );
+  const byId = new Map(ran.map((one) => [one.job.id, one]));
+  // The jobs this worker still held, as it ran them (the columns read here never change).
+  const held = (rows: { id: string }[]): Ran[] => rows.flatMap((row) => byId.get(row.id) ?? []);
+  const ctx = createContext(deps.db, deps.clock);
   if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
-    const finished = await deps.db.query<JobRow>(sql.FINISH, [finishing(), deps.clock.now()]);
-    warnLostLeases(deps, ran, finished);
+    // Nothing to refund, no callback: FINISH, then the events of the jobs it finished.
+    await withTransaction(ctx, async (tx) => {
+      const finished = held(await tx.tx.query<{ id: string }>(sql.FINISH, [finishing(), tx.clock.now()]));
+      warnLostLeases(deps, ran, finished);
+      await recordJobEvents(tx, finished);
+    });
     return;
   }
-  const ctx = createContext(deps.db, deps.clock);
   await withTransaction(ctx, async (tx) => {
-    const held = JSON.stringify(ran.map(({ job }) => ({ id: job.id, lease_token: job.lease_token })));
-    const finished = await tx.tx.query<JobRow>(sql.LOCK_HELD, [held]);
-    warnLostLeases(deps, ran, finished);
-    const outcomes = new Map(ran.map(({ job, outcome }) => [job.id, outcome]));
+    const locked = held(
+      await tx.tx.query<{ id: string }>(sql.LOCK_HELD, [heldLeases(ran.map((r) => r.job))]),
+    );
+    warnLostLeases(deps, ran, locked);
     // Refunds lock account rows: in one order (account, then job), so that two batches never deadlock.
-    finished.sort((a, b) => compare(a.account_id, b.account_id) || compare(a.id, b.id));
+    locked.sort((a, b) => compare(a.job.account_id, b.job.account_id) || compare(a.job.id, b.job.id));
     const refunds = new Map<string, bigint>();
-    for (const job of finished) {
-      if (outcomes.get(job.id)?.ok !== false) continue;
+    for (const { job, outcome } of locked) {
+      if (outcome.ok) continue;
       const refund = await refundCharge(tx.tx, {
         chargeEntryId: job.charge_entry_id,
         accountId: job.account_id,
@@ -331,13 +352,12 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
       });
       refunds.set(job.id, refund.amountMicros);
     }
+    await recordJobEvents(tx, locked);
     // Balances once the refunds are in: what the account has when this transaction commits.
     const balances = new Map<string, bigint>();
     const deliveries = new Map<string, string>();
-    for (const job of finished) {
-      const outcome = outcomes.get(job.id);
-      if (outcome) await recordJobEvent(tx, job, outcome);
-      if (!job.callback_url || !outcome) continue;
+    for (const { job, outcome } of locked) {
+      if (!job.callback_url) continue;
       let balance = balances.get(job.account_id);
       if (balance === undefined) {
         balance = await getBalance(tx, job.account_id);
@@ -354,9 +374,9 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function warnLostLeases(deps: JobRunnerDeps, ran: Ran[], finished: JobRow[]): void {
+function warnLostLeases(deps: JobRunnerDeps, ran: Ran[], finished: Ran[]): void {
   if (finished.length === ran.length) return;
-  const done = new Set(finished.map((job) => job.id));
+  const done = new Set(finished.map(({ job }) => job.id));
   for (const { job } of ran) {
     // The lease lapsed and another worker took the job: its run is the one that counts.
     if (!done.has(job.id)) deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');

@@ -1,6 +1,6 @@
 import type { TxContext } from '../context.js';
 import { formatUsd } from '../lib/money.js';
-import { type CallbackOutbox, recordAccountEvent } from '../webhooks/index.js';
+import { type CallbackOutbox, type ManyEventsInput, recordAccountEvents } from '../webhooks/index.js';
 import type { JobRow } from './jobs.js';
 
 /**
@@ -13,31 +13,24 @@ export type Outcome =
   | { ok: true; result: Record<string, unknown> }
   | { ok: false; error: { code: string; message: string } };
 
-/** `job.completed` or `job.failed` to the account's endpoints, in the transaction that finishes the job. */
-export async function recordJobEvent(tx: TxContext, job: JobRow, outcome: Outcome): Promise<void> {
-  const base = {
-    jobId: job.id,
-    type: job.job_type === 'AI_RESOLUTION' ? ('ai' as const) : ('price' as const),
-    requestId: job.request_id,
-  };
-  await recordAccountEvent(
-    tx.tx,
-    outcome.ok
-      ? {
-          accountId: job.account_id,
-          mode: job.mode,
-          type: 'job.completed',
-          data: { ...base, result: outcome.result },
-          at: tx.clock.now(),
-        }
-      : {
-          accountId: job.account_id,
-          mode: job.mode,
-          type: 'job.failed',
-          data: { ...base, error: outcome.error },
-          at: tx.clock.now(),
-        },
-  );
+/**
+ * `job.completed` or `job.failed` of each job finished to its account's endpoints, in the transaction
+ * that finishes them: one statement for the batch, whether or not the jobs have a callbackUrl.
+ */
+export async function recordJobEvents(tx: TxContext, finished: readonly { job: JobRow; outcome: Outcome }[]) {
+  const at = tx.clock.now();
+  const events = finished.map(({ job, outcome }): ManyEventsInput => {
+    const base = {
+      jobId: job.id,
+      type: job.job_type === 'AI_RESOLUTION' ? ('ai' as const) : ('price' as const),
+      requestId: job.request_id,
+    };
+    const told = { accountId: job.account_id, mode: job.mode, at };
+    return outcome.ok
+      ? { ...told, type: 'job.completed', data: { ...base, result: outcome.result } }
+      : { ...told, type: 'job.failed', data: { ...base, error: outcome.error } };
+  });
+  await recordAccountEvents(tx.tx, events);
 }
 
 export function enqueueJobCallback(

@@ -24,6 +24,11 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
   once?: string;
 }
 
+/** An event of any type, its data of that type: what `recordAccountEvents` takes. */
+export type ManyEventsInput = {
+  [T in AccountEventType]: AccountEventInput<T>;
+}[AccountEventType];
+
 /** What was recorded: the event id and how many deliveries it made. */
 export interface RecordedEvent {
   id: string;
@@ -58,17 +63,19 @@ export async function recordAccountEvent<T extends AccountEventType>(
 }
 
 /**
+/**
  * Records many account events in the caller's transaction, in one statement — each as
- * `recordAccountEvent` records it, with its deliveries. Answers the events recorded (one whose
- * `once` was already used is not among them), in no particular order.
+ * `recordAccountEvent` records it, with its deliveries: a watcher chunk's `deposit.credited`, a
+ * finishing batch's `job.completed`. Answers the events recorded (one whose `once` was already used
+ * is not among them), in no particular order.
  */
 export async function recordAccountEvents(
   q: Queryable,
-  inputs: readonly AccountEventInput[],
+  inputs: readonly ManyEventsInput[],
 ): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
   const events = inputs.map(prepared);
-  const column = <V>(f: (input: AccountEventInput, i: number) => V) => inputs.map(f);
+  const column = <V>(f: (input: ManyEventsInput) => V) => inputs.map(f);
   const rows = await q.query<{ id: string; deliveries: number }>(RECORD_EVENTS, [
     events.map((e) => e.id),
     column((input) => input.accountId),
@@ -83,8 +90,8 @@ export async function recordAccountEvents(
   return rows.map((row) => ({ id: row.id, deliveries: row.deliveries }));
 }
 
-/** An event's id, time, data and the payload its deliveries carry. */
-function prepared(input: AccountEventInput) {
+/** An event's id, time, data and the body of every delivery of it: `{ id, type, createdAt, mode, data }`, in that order. */
+function prepared(input: AccountEventInput | ManyEventsInput) {
   const id = newEventId();
   const at = input.at ?? new Date();
   const data = JSON.stringify(input.data);

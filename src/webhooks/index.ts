@@ -20,4 +20,4 @@ export async function loadTransport(settings: { allowPrivateTargets: boolean; ti
 }
 
 /** Account events (docs/webhooks.md#account-events): recorded in the caller's transaction. */
-export { recordAccountEvent, recordAccountEvents } from './events.js';
+export { type ManyEventsInput, recordAccountEvent, recordAccountEvents } from './events.js';

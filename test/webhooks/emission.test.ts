@@ -130,3 +130,53 @@ describe('events of scheduled jobs', () => {
     expect(callbacks[0]?.n).toBe(2);
   });
 });
+
+describe('events of scheduled jobs without a callbackUrl', () => {
+  it('job.completed reaches the subscribed endpoint once per job, with no callback of its own', async () => {
+    ctx.clock.set('2026-11-23T12:00:00.000Z');
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    const other = await ctx.createAccount({ balanceUsd: '1.00' });
+    const jobs = await endpoint(account, '/jobs', ['job.completed']);
+    const failures = await endpoint(account, '/failures', ['job.failed']);
+    const at = new Date(ctx.clock.now().getTime() + 60_000).toISOString();
+    const schedule = async (key: string) => {
+      const answer = await ctx.request(key, {
+        method: 'POST',
+        url: '/api/v1/price/scheduled',
+        payload: { symbol: 'SOL', scheduledFor: at },
+      });
+      expect(answer.statusCode).toBe(200);
+      return answer.json().jobId as string;
+    };
+    // Due together and finished together: the finishing of a batch that makes no callback.
+    const ids = [await schedule(account.key), await schedule(account.key), await schedule(account.key)];
+    const stranger = await schedule(other.key);
+    ctx.clock.advance(60_000);
+    await worker.queues.get('scheduled-jobs')?.drain();
+
+    const events = await eventsTo(jobs);
+    expect(events.map((e) => e.data.jobId).sort()).toEqual([...ids].sort());
+    for (const event of events) {
+      expect(event).toMatchObject({ type: 'job.completed', mode: 'sandbox', data: { type: 'price' } });
+      expect(event.id).toMatch(/^evt_[1-9A-HJ-NP-Za-km-z]{24}$/);
+      expect(event.data.result).toMatchObject({ symbol: 'SOL', requestId: event.data.requestId });
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    expect(await eventsTo(failures)).toEqual([]);
+    // Recorded for the account without endpoints too, and delivered nowhere.
+    const recorded = await ctx.database.db.query<{ account_id: string; n: number }>(
+      `SELECT account_id, count(*)::integer AS n FROM account_events
+        WHERE type = 'job.completed' AND data->>'jobId' = ANY($1::text[]) GROUP BY account_id`,
+      [[...ids, stranger]],
+    );
+    expect(Object.fromEntries(recorded.map((r) => [r.account_id, r.n]))).toEqual({
+      [account.accountId]: 3,
+      [other.accountId]: 1,
+    });
+    const callbacks = await ctx.database.db.query<{ n: number }>(
+      'SELECT count(*)::integer AS n FROM webhook_deliveries WHERE request_id = ANY($1::text[])',
+      [[...ids, stranger]],
+    );
+    expect(callbacks[0]?.n).toBe(0);
+  });
+});

@@ -219,4 +219,45 @@ describe('recordAccountEvents', () => {
     expect(again.map((r) => r.deliveries)).toEqual([2]);
     expect(await recordAccountEvents(db, [])).toEqual([]);
   });
+
+  it('records many events in one statement, each with the deliveries recordAccountEvent would make', async () => {
+    const db = fixture.ctx.database.db;
+    fixture.ctx.clock.advance(60_000); // an instant no other test recorded at
+    const at = fixture.ctx.clock.now();
+    const job = (n: number) => ({
+      jobId: `job_${n}`,
+      type: 'price' as const,
+      requestId: `req_${n}`,
+      result: { n },
+    });
+    const recorded = await withTransaction(createContext(db, fixture.ctx.clock), (tx) =>
+      recordAccountEvents(tx.tx, [
+        { accountId: live.accountId, mode: 'live', type: 'job.completed', data: job(1), at },
+        { accountId: live.accountId, mode: 'live', type: 'job.completed', data: job(2), at },
+        { accountId: sandbox.accountId, mode: 'sandbox', type: 'job.completed', data: job(3), at },
+        { accountId: other.accountId, mode: 'live', type: 'deposit.credited', data, at },
+      ]),
+    );
+    // live: we_all for each (we_deposits, we_keys not subscribed, we_off disabled); sandbox: we_sandbox; other: we_other.
+    expect(recorded.map((r) => r.deliveries)).toEqual([1, 1, 1, 1]);
+    const rows = await db.query<{ id: string; endpoint_id: string; event_id: string; payload: string }>(
+      `SELECT d.id, d.endpoint_id, d.event_id, d.payload FROM webhook_deliveries d
+         JOIN account_events e ON e.id = d.event_id WHERE e.created_at = $1 ORDER BY d.endpoint_id`,
+      [at],
+    );
+    expect(rows.map((r) => r.endpoint_id)).toEqual(['we_all', 'we_all', 'we_other', 'we_sandbox']);
+    for (const row of rows) {
+      expect(row.id).toBe(`${row.event_id}_${row.endpoint_id}`);
+      const payload = JSON.parse(row.payload);
+      expect(Object.keys(payload)).toEqual(['id', 'type', 'createdAt', 'mode', 'data']);
+      expect(payload).toMatchObject({ id: row.event_id, createdAt: at.toISOString() });
+      const [event] = await db.query<{ data: unknown }>('SELECT data FROM account_events WHERE id = $1', [
+        row.event_id,
+      ]);
+      expect(event?.data).toEqual(payload.data);
+    }
+    expect(
+      rows.map((r) => `${r.endpoint_id} ${JSON.parse(r.payload).data.jobId ?? 'deposit'}`).sort(),
+    ).toEqual(['we_all job_1', 'we_all job_2', 'we_other deposit', 'we_sandbox job_3']);
+  });
 });
