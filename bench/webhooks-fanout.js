@@ -66,7 +66,12 @@ export async function fanoutScenario(db, rx, waitFor, worker) {
       blockTime,
     };
   });
-  const booked = await book(createContext(db, systemClock), fixedDepositPrices({ SOL: 150, USDC: 1 }), 1_000_000n, deposits);
+  const booked = await book(
+    createContext(db, systemClock),
+    fixedDepositPrices({ SOL: 150, USDC: 1 }),
+    1_000_000n,
+    deposits,
+  );
   if (booked.some((b) => b.status !== 'credited')) throw new Error('a bench deposit was not attributed');
 
   const before = rx.arrivals.size;
