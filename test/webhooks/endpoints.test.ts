@@ -1,81 +1,20 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, withTransaction } from '../../src/context.js';
-import { silentLog } from '../../src/logger.js';
-import { WorkQueue } from '../../src/queue/queue.js';
-import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
-import { recordAccountEvent } from '../../src/webhooks/events.js';
-import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import { createGuardedTransport } from '../../src/webhooks/transport.js';
-import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+import { depositData, endpointWorld } from './endpoint-world.js';
 
-let ctx: TestContext;
-let receiver: HttpsReceiver;
-let transport: WebhookTransport;
-let queue: WorkQueue<unknown>;
+type World = Awaited<ReturnType<typeof endpointWorld>>;
+let world: World;
+let ctx: World['ctx'];
+let receiver: World['receiver'];
+let queue: World['queue'];
+let create: World['create'];
+let depositEvent: World['depositEvent'];
 
 beforeAll(async () => {
-  receiver = await startHttpsReceiver();
-  transport = createGuardedTransport({
-    allowPrivateTargets: true,
-    timeoutMs: 4000,
-    maxResponseBytes: 65_536,
-    ca: (await testCertificate()).cert,
-  });
-  ctx = await createTestContext({
-    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
-    app: { webhookTransport: transport },
-  });
-  queue = new WorkQueue(
-    deliveryQueueHandler({
-      db: ctx.database.db,
-      clock: ctx.clock,
-      log: silentLog,
-      transport,
-      secrets: clearSecretBox,
-      settings: { concurrency: 10, leaseMs: 30_000 },
-    }),
-    { db: ctx.database.db, clock: ctx.clock, log: silentLog },
-  ) as WorkQueue<unknown>;
+  world = await endpointWorld();
+  ({ ctx, receiver, queue, create, depositEvent } = world);
 });
-afterAll(async () => {
-  await ctx.close();
-  await transport.close();
-  await receiver.close();
-});
-
-function create(account: TestAccount, body: Record<string, unknown>) {
-  return ctx.request(account.key, { method: 'POST', url: '/api/v1/webhooks/endpoints', payload: body });
-}
-
-const depositData = {
-  id: 'sol:sig:0',
-  status: 'credited' as const,
-  token: 'SOL' as const,
-  amount: '1',
-  usdValue: '150.00',
-  rateUsd: '150',
-  signature: 'sig',
-  slot: 7,
-  reference: 'sol:sig:0',
-  memo: null,
-  createdAt: '2026-12-01T00:00:00.000Z',
-  balanceUsd: '160.00',
-};
-
-function depositEvent(account: TestAccount, mode: 'live' | 'sandbox' = 'sandbox') {
-  return withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
-    recordAccountEvent(tx.tx, {
-      accountId: account.accountId,
-      mode,
-      type: 'deposit.credited',
-      data: depositData,
-      at: ctx.clock.now(),
-    }),
-  );
-}
+afterAll(() => world.close());
 
 describe('registered endpoints', () => {
   it('create answers the secret once; list and get never show it; the 11th is 409 MAX_ENDPOINTS_EXCEEDED', async () => {
