@@ -7,12 +7,11 @@ import { WorkQueue } from '../../src/queue/queue.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import { createGuardedTransport } from '../../src/webhooks/transport.js';
 import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
 import { installWallet, launchBrowser, newContext, type WalletKind } from './browser.js';
 import { createTestContext, type TestContext } from './context.js';
 import { DASHBOARD_TEST_CONFIG } from './dashboard.js';
-import { type HttpsReceiver, startHttpsReceiver, testCertificate } from './https-receiver.js';
+import { type HttpsReceiver, loopbackTransport, startHttpsReceiver } from './https-receiver.js';
 import { TestWallet } from './wallet.js';
 
 /** A treasury address for the funds page (any valid base58 public key). */
@@ -36,12 +35,7 @@ export interface Stage {
 /** `config`: settings over the stage's own (the deposit watcher's, for one). */
 export async function startStage(options: { config?: Record<string, string> } = {}): Promise<Stage> {
   const receiver = await startHttpsReceiver();
-  const transport: WebhookTransport = createGuardedTransport({
-    allowPrivateTargets: true,
-    timeoutMs: 5000,
-    maxResponseBytes: 65_536,
-    ca: (await testCertificate()).cert,
-  });
+  const transport: WebhookTransport = await loopbackTransport(5000);
   const ctx = await createTestContext({
     // The receiver is on loopback: a deployment that allows private targets (docs/webhooks.md).
     config: {

@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
+import { createGuardedTransport } from '../../src/webhooks/transport.js';
+import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
 
 export interface TestCertificate {
   cert: string;
@@ -27,6 +29,20 @@ export function testCertificate(): Promise<TestCertificate> {
     ],
   }).then((pems) => ({ cert: pems.cert, key: pems.private }));
   return certificate;
+}
+
+/**
+ * The service's guarded transport as a test deployment sets it up to reach a receiver on loopback:
+ * private targets allowed, the test certificate trusted, answers up to 64 KiB. `timeoutMs` far above
+ * a local answer however loaded the machine.
+ */
+export async function loopbackTransport(timeoutMs = 4000): Promise<WebhookTransport> {
+  return createGuardedTransport({
+    allowPrivateTargets: true,
+    timeoutMs,
+    maxResponseBytes: 65_536,
+    ca: (await testCertificate()).cert,
+  });
 }
 
 export interface ReceivedWebhook {

@@ -5,11 +5,10 @@ import { createContext } from '../../src/context.js';
 import { fixedDepositPrices } from '../../src/deposits/prices.js';
 import { silentLog } from '../../src/logger.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import { createGuardedTransport } from '../../src/webhooks/transport.js';
 import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
-import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+import { type HttpsReceiver, loopbackTransport, startHttpsReceiver } from '../helpers/https-receiver.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 import * as cases from '../helpers/solana/cases.js';
 import { FakeSolanaRpc } from '../helpers/solana/rpc-server.js';
@@ -39,12 +38,7 @@ beforeAll(async () => {
   await world.openAta(world.treasury, world.treasury.address);
   rpc = await FakeSolanaRpc.start();
   receiver = await startHttpsReceiver();
-  transport = createGuardedTransport({
-    allowPrivateTargets: true,
-    timeoutMs: 4000,
-    maxResponseBytes: 65_536,
-    ca: (await testCertificate()).cert,
-  });
+  transport = await loopbackTransport();
   ctx = await createTestContext({
     config: {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

@@ -8,11 +8,10 @@ import { WorkQueue } from '../../src/queue/queue.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, webhookOutbox } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import { createGuardedTransport } from '../../src/webhooks/transport.js';
 import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
 import { verifyWebhook } from '../../src/webhooks/verify.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+import { type HttpsReceiver, loopbackTransport, startHttpsReceiver } from '../helpers/https-receiver.js';
 import { balanceOf } from '../helpers/ledger.js';
 
 let ctx: TestContext;
@@ -22,13 +21,7 @@ let queue: WorkQueue<unknown>;
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver();
-  transport = createGuardedTransport({
-    allowPrivateTargets: true,
-    // Far above a local answer however loaded the machine (one case waits it out on a silent receiver).
-    timeoutMs: 4000,
-    maxResponseBytes: 65_536,
-    ca: (await testCertificate()).cert,
-  });
+  transport = await loopbackTransport();
   ctx = await createTestContext({ app: { webhookTransport: transport } });
   queue = new WorkQueue(
     deliveryQueueHandler({

@@ -4,9 +4,8 @@ import { WorkQueue } from '../../src/queue/queue.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { recordAccountEvent } from '../../src/webhooks/events.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import { createGuardedTransport } from '../../src/webhooks/transport.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+import { type HttpsReceiver, loopbackTransport, startHttpsReceiver } from '../helpers/https-receiver.js';
 
 /**
  * A service whose endpoints post to a real HTTPS receiver (paths under /down answer 500), its
@@ -14,12 +13,7 @@ import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../help
  */
 export async function endpointWorld() {
   const receiver: HttpsReceiver = await startHttpsReceiver((r) => (r.url.startsWith('/down') ? 500 : 200));
-  const transport = createGuardedTransport({
-    allowPrivateTargets: true,
-    timeoutMs: 4000,
-    maxResponseBytes: 65_536,
-    ca: (await testCertificate()).cert,
-  });
+  const transport = await loopbackTransport();
   const ctx: TestContext = await createTestContext({
     config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
     app: { webhookTransport: transport },
