@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoMarkets } from '../../src/markets/demo/demo.js';
 import { installWallet } from '../helpers/browser.js';
@@ -7,6 +7,7 @@ import {
   openPage,
   type PageTitle,
   type Stage,
+  signedInPhonePage,
   startStage,
   switchMode,
 } from '../helpers/dashboard-stage.js';
@@ -31,25 +32,6 @@ afterAll(async () => {
 
 const PAGES: PageTitle[] = ['Home', 'Add funds', 'Usage', 'Keys', 'Activity', 'Markets'];
 
-/** A phone-sized context whose page signs in with a new wallet. */
-async function phone(width: number): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await stage.browser.newContext({
-    locale: 'en-US',
-    timezoneId: 'UTC',
-    viewport: { width, height: 800 },
-    deviceScaleFactor: 1,
-    isMobile: true,
-    hasTouch: true,
-  });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  await installWallet(page, new TestWallet(), 'signIn');
-  await page.goto(`${stage.base}/dashboard/`);
-  await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-  await page.getByText('Spend today').waitFor();
-  return { context, page };
-}
-
 /** How far the page reaches past the screen's right edge (0: it fits). */
 async function overflow(page: Page): Promise<number> {
   return Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
@@ -58,7 +40,7 @@ async function overflow(page: Page): Promise<number> {
 describe('on a phone', () => {
   for (const width of [360, 390, 430]) {
     it(`at ${width} px every page fits the screen, in both accounts, reached through the menu`, async () => {
-      const { context, page } = await phone(width);
+      const { context, page } = await signedInPhonePage(stage, width);
       // Something in every table: a key that has paid, a test delivery, a job, an AI request.
       await openPage(page, 'Keys');
       await page.getByLabel('Name').fill(`phone key ${width}`);
@@ -132,7 +114,7 @@ describe('on a phone', () => {
   }
 
   it('the wide tables scroll inside their cards, and an AI request’s votes can be read', async () => {
-    const { context, page } = await phone(360);
+    const { context, page } = await signedInPhonePage(stage, 360);
     const session = await page.evaluate(async () => (await fetch('/dashboard/api/auth/session')).json());
     const { key } = await stage.ctx.addKey(
       (session as { accounts: { sandbox: { id: string } } }).accounts.sandbox.id,

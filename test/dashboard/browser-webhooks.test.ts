@@ -1,4 +1,4 @@
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
@@ -6,9 +6,13 @@ import { chargeAccount } from '../../src/ledger/ledger.js';
 import { balanceAlertTask } from '../../src/webhooks/balance-alerts.js';
 import { recordAccountEvent } from '../../src/webhooks/events.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/outbox.js';
-import { installWallet } from '../helpers/browser.js';
-import { openPage, type Stage, signedInPage, startStage } from '../helpers/dashboard-stage.js';
-import { TestWallet } from '../helpers/wallet.js';
+import {
+  openPage,
+  type Stage,
+  signedInPage,
+  signedInPhonePage,
+  startStage,
+} from '../helpers/dashboard-stage.js';
 import { depositData } from '../webhooks/endpoint-world.js';
 
 /**
@@ -134,20 +138,7 @@ describe('the Webhooks tab: endpoints, secrets, alerts', () => {
   });
 
   it('at 390 px the tab fits the screen: endpoints, a disabled one’s banner, the catalog open, the alerts', async () => {
-    const context: BrowserContext = await stage.browser.newContext({
-      locale: 'en-US',
-      timezoneId: 'UTC',
-      viewport: { width: 390, height: 800 },
-      deviceScaleFactor: 1,
-      isMobile: true,
-      hasTouch: true,
-    });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    await installWallet(page, new TestWallet(), 'signIn');
-    await page.goto(`${stage.base}/dashboard/`);
-    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
-    await page.getByText('Spend today').waitFor();
+    const { context, page } = await signedInPhonePage(stage, 390);
     await webhooksTab(page);
     const url = `${stage.receiver.url}/a-rather-long-path/for-the-phone/${'x'.repeat(80)}`;
     await page.getByLabel('Endpoint URL').fill(url);

@@ -94,7 +94,23 @@ export interface SignedInPage {
 
 /** A new browser context whose page signs in with a new wallet of `kind`, and waits for the home page. */
 export async function signedInPage(stage: Stage, kind: WalletKind = 'signIn'): Promise<SignedInPage> {
-  const context = await newContext(stage.browser);
+  return signIn(stage, await newContext(stage.browser), kind);
+}
+
+/** The same on a phone: a touch screen `width` px wide (a wallet's in-app browser). */
+export async function signedInPhonePage(stage: Stage, width: number): Promise<SignedInPage> {
+  const context = await stage.browser.newContext({
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    viewport: { width, height: 800 },
+    deviceScaleFactor: 1,
+    isMobile: true,
+    hasTouch: true,
+  });
+  return signIn(stage, context, 'signIn');
+}
+
+async function signIn(stage: Stage, context: BrowserContext, kind: WalletKind): Promise<SignedInPage> {
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const wallet = new TestWallet();
