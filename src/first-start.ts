@@ -1,10 +1,14 @@
-import { type Account, createAccount, listAccounts, SANDBOX_WELCOME_MICROS } from './accounts/index.js';
+import {
+  type Account,
+  createSandboxAccount,
+  listAccounts,
+  SANDBOX_WELCOME_MICROS,
+} from './accounts/index.js';
 import { createContext } from './context.js';
 import type { CoreConfig } from './core-settings.js';
 import type { Database } from './db/database.js';
 import { baseUrl } from './http/openapi.js';
 import { createKey, type IssuedKey, PERMISSIONS } from './keys/index.js';
-import { creditDeposit } from './ledger/index.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { loadDemoMarkets } from './markets/index.js';
@@ -23,13 +27,7 @@ export async function createSandboxStarter(
   secrets: SecretBox,
 ): Promise<{ account: Account; key: IssuedKey }> {
   const ctx = createContext(db, clock);
-  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
-  await creditDeposit(ctx, {
-    accountId: account.id,
-    amountMicros: SANDBOX_WELCOME_MICROS,
-    reference: `sandbox-welcome:${account.id}`,
-    memo: 'Sandbox play money',
-  });
+  const account = await createSandboxAccount(ctx, secrets);
   const key = await createKey(ctx, {
     actor: { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
     settings: { name: 'sandbox starter key' },

@@ -349,9 +349,8 @@ describe('the rooms', () => {
       webhooks: 'the secret box, the webhook transport and outbox',
     },
     'first-start.ts': {
-      accounts: "a first start's sandbox account",
+      accounts: "a first start's sandbox account, with its play money",
       keys: 'its key',
-      ledger: 'its play money',
       markets: 'the demo markets (loadDemoMarkets)',
       webhooks: "the secret box's type, which the account's webhook secret is sealed with",
     },

@@ -8,13 +8,12 @@ export {
   type Account,
   type AccountMode,
   type AccountStatus,
-  createAccount,
   findAccount,
   getAccount,
   listAccounts,
   MAX_ACTIVE_KEYS,
 } from './accounts.js';
-export { addPlayMoney, SANDBOX_WELCOME_MICROS } from './sandbox.js';
+export { addPlayMoney, createSandboxAccount, SANDBOX_WELCOME_MICROS } from './sandbox.js';
 export { accountFields, presentAccount } from './schemas.js';
 export { signInWallet, type WalletAccounts, walletAccounts } from './sign-in-wallet.js';
 export {

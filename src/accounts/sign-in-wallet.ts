@@ -1,9 +1,8 @@
 import { type Context, queryable, type TxContext } from '../context.js';
 import { AppError } from '../errors.js';
-import { creditDeposit } from '../ledger/index.js';
 import type { SecretBox } from '../webhooks/index.js';
 import { createAccount } from './accounts.js';
-import { SANDBOX_WELCOME_MICROS } from './sandbox.js';
+import { createSandboxAccount } from './sandbox.js';
 import { walletLinkedBy } from './wallets.js';
 import * as sql from './wallets-sql.js';
 
@@ -53,7 +52,7 @@ export async function walletAccounts(
     given?.mode === 'live'
       ? given.id
       : (await createAccount(ctx, { mode: 'live', walletAddress: given ? undefined : address }, secrets)).id;
-  const sandbox = given?.mode === 'sandbox' ? given.id : await newSandboxAccount(ctx, secrets);
+  const sandbox = given?.mode === 'sandbox' ? given.id : (await createSandboxAccount(ctx, secrets)).id;
   await tx.query(sql.INSERT_SIGN_IN_WALLET, [address, live, sandbox, clock.now()]);
   return {
     wallet: { address, liveAccountId: live, sandboxAccountId: sandbox },
@@ -65,17 +64,6 @@ export async function walletAccounts(
 export async function signInWallet(ctx: Context, address: string): Promise<WalletAccounts | null> {
   const [row] = await queryable(ctx).query<WalletRow>(sql.SIGN_IN_WALLET, [address]);
   return row ? toWallet(row) : null;
-}
-
-async function newSandboxAccount(ctx: TxContext, secrets: SecretBox): Promise<string> {
-  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
-  await creditDeposit(ctx, {
-    accountId: account.id,
-    amountMicros: SANDBOX_WELCOME_MICROS,
-    reference: `sandbox-welcome:${account.id}`,
-    memo: 'Sandbox play money',
-  });
-  return account.id;
 }
 
 function toWallet(row: WalletRow): WalletAccounts {
