@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import Type from 'typebox';
 import type { Queryable } from '../db/database.js';
 import { instanceSetting } from '../db/instance-settings.js';
 import { validationError } from '../errors.js';
@@ -41,6 +42,19 @@ export const MAX_CURSOR_LENGTH = 512;
  */
 export const OPAQUE = 'x-opaque';
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
+
+/** The optional `cursor` query parameter of a cursor-paged list, `description` saying whose cursor it takes. */
+export function cursorParameter(description: string) {
+  return Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: CURSOR_PATTERN,
+      [OPAQUE]: true,
+      description,
+    }),
+  );
+}
 
 /** The installation's cursor key, in instance_settings: made by the first start, kept by every later one. */
 const KEY_SETTING = 'cursor_key';

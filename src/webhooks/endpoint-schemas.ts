@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { CURSOR_PATTERN, MAX_CURSOR_LENGTH, OPAQUE } from '../http/cursor.js';
+import { cursorParameter } from '../http/cursor.js';
 import {
   CALLBACK_HOST_RULE,
   callbackUrlRules,
@@ -161,16 +161,9 @@ export const EndpointDeliveryQuery = Type.Object(
     status: Type.Optional(DeliveryStatus),
     eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z]+\\.[a-z]+$' })),
     since: Type.Optional(Timestamp),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: MAX_CURSOR_LENGTH,
-        pattern: CURSOR_PATTERN,
-        [OPAQUE]: true,
-        description:
-          'The `nextCursor` of the previous answer, for the same endpoint and filters. Only a cursor the service ' +
-          'made is accepted: an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR',
-      }),
+    cursor: cursorParameter(
+      'The `nextCursor` of the previous answer, for the same endpoint and filters. Only a cursor the service ' +
+        'made is accepted: an altered one, or one of another endpoint or filter, is 400 VALIDATION_ERROR',
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
   },

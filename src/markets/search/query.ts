@@ -1,12 +1,10 @@
 import Type, { type Static } from 'typebox';
 import { type ValidationProblem, validationError } from '../../errors.js';
 import {
-  CURSOR_PATTERN,
   type CursorCodec,
+  cursorParameter,
   fingerprint,
   isTimestampKey,
-  MAX_CURSOR_LENGTH,
-  OPAQUE,
   type Position,
 } from '../../http/cursor.js';
 import { handlerRules, timestampRules } from '../../http/schemas.js';
@@ -113,17 +111,10 @@ export const ListQuery = Type.Object(
       }),
     ),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: MAX_CURSOR_LENGTH,
-        pattern: CURSOR_PATTERN,
-        [OPAQUE]: true,
-        description:
-          'The `nextCursor` of the previous answer, for the same query (filters, q, sort, order); not with ' +
-          'page. Only a cursor the service made is accepted: an altered one, one of another query, or ' +
-          '`page` and `cursor` together are 400 VALIDATION_ERROR',
-      }),
+    cursor: cursorParameter(
+      'The `nextCursor` of the previous answer, for the same query (filters, q, sort, order); not with ' +
+        'page. Only a cursor the service made is accepted: an altered one, one of another query, or ' +
+        '`page` and `cursor` together are 400 VALIDATION_ERROR',
     ),
   },
   { additionalProperties: false },

@@ -1,12 +1,10 @@
 import Type, { type Static } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import {
-  CURSOR_PATTERN,
   type CursorCodec,
+  cursorParameter,
   fingerprint,
   isTimestampKey,
-  MAX_CURSOR_LENGTH,
-  OPAQUE,
   type Position,
 } from '../../http/cursor.js';
 import { round6 } from '../../lib/probability.js';
@@ -30,16 +28,9 @@ export const TradesQuery = Type.Object(
     limit: Type.Optional(
       Type.Integer({ minimum: 1, maximum: MAX_TRADES_LIMIT, default: DEFAULT_TRADES_LIMIT }),
     ),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: MAX_CURSOR_LENGTH,
-        pattern: CURSOR_PATTERN,
-        [OPAQUE]: true,
-        description:
-          'The `nextCursor` of the previous answer, for the same market and outcome. Only a cursor the service ' +
-          'made is accepted: an altered one, or one of another market or outcome, is 400 VALIDATION_ERROR',
-      }),
+    cursor: cursorParameter(
+      'The `nextCursor` of the previous answer, for the same market and outcome. Only a cursor the service ' +
+        'made is accepted: an altered one, or one of another market or outcome, is 400 VALIDATION_ERROR',
     ),
   },
   { additionalProperties: false },
