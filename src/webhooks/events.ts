@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.js';
 import { randomBase58 } from '../lib/ids.js';
 import type { AccountEventData, AccountEventType } from './event-types.js';
-import { RECORD_EVENT, RECORD_EVENTS } from './events-sql.js';
+import { RECORD_EVENTS } from './events-sql.js';
 import { MAX_ATTEMPTS } from './outbox.js';
 
 /** An event id: `evt_` and 24 random base58 characters (~140 bits). */
@@ -47,22 +47,10 @@ export async function recordAccountEvent<T extends AccountEventType>(
   q: Queryable,
   input: AccountEventInput<T>,
 ): Promise<RecordedEvent | null> {
-  const event = prepared(input);
-  const [row] = await q.query<{ id: string; deliveries: number }>(RECORD_EVENT, [
-    event.id,
-    input.accountId,
-    input.mode,
-    input.type,
-    event.data,
-    event.at,
-    event.payload,
-    MAX_ATTEMPTS,
-    input.once ?? null,
-  ]);
-  return row ? { id: row.id, deliveries: row.deliveries } : null;
+  const [recorded] = await recordAccountEvents(q, [input]);
+  return recorded ?? null;
 }
 
-/**
 /**
  * Records many account events in the caller's transaction, in one statement — each as
  * `recordAccountEvent` records it, with its deliveries: a watcher chunk's `deposit.credited`, a
@@ -71,11 +59,11 @@ export async function recordAccountEvent<T extends AccountEventType>(
  */
 export async function recordAccountEvents(
   q: Queryable,
-  inputs: readonly ManyEventsInput[],
+  inputs: readonly AccountEventInput[],
 ): Promise<RecordedEvent[]> {
   if (inputs.length === 0) return [];
   const events = inputs.map(prepared);
-  const column = <V>(f: (input: ManyEventsInput) => V) => inputs.map(f);
+  const column = <V>(f: (input: AccountEventInput) => V) => inputs.map(f);
   const rows = await q.query<{ id: string; deliveries: number }>(RECORD_EVENTS, [
     events.map((e) => e.id),
     column((input) => input.accountId),
@@ -91,7 +79,7 @@ export async function recordAccountEvents(
 }
 
 /** An event's id, time, data and the body of every delivery of it: `{ id, type, createdAt, mode, data }`, in that order. */
-function prepared(input: AccountEventInput | ManyEventsInput) {
+function prepared(input: AccountEventInput) {
   const id = newEventId();
   const at = input.at ?? new Date();
   const data = JSON.stringify(input.data);
