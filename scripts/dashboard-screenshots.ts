@@ -155,7 +155,8 @@ it('writes the dashboard screenshots', async () => {
     await shot(page, 'activity-webhook-deliveries');
     // Markets: the list by volume, and the first market open (a chart per outcome, its trades).
     await openPage(page, 'Markets');
-    await page.getByRole('table', { name: 'Markets' }).locator('tbody tr button').first().click();
+    // A market's title is a link to its own address (docs/dashboard.md#market-data).
+    await page.getByRole('table', { name: 'Markets' }).getByRole('link').first().click();
     await page.locator('figure[data-outcome="0"] .chart canvas').waitFor();
     await page.getByRole('table', { name: 'Trades' }).locator('tbody tr').first().waitFor();
     await page.getByText(/^live, /).waitFor();
