@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { prunedTables } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+import { genericPlanScans } from '../helpers/plans.js';
 
 /**
  * Each retention delete reads an index range and deletes by key: no batch scans a whole table.
@@ -75,35 +76,17 @@ afterAll(async () => {
   await database.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function scans(node: PlanNode): string[] {
-  const own = node['Node Type'].endsWith('Scan')
-    ? [`${node['Node Type']} ${node['Relation Name'] ?? ''}`]
-    : [];
-  return [...own, ...(node.Plans ?? []).flatMap(scans)];
-}
-
 const TABLES = await prunedTables(loadConfig({}));
 
 describe('retention deletes', () => {
   for (const table of TABLES) {
     it(`${table.name}: an index range, never a sequential scan`, async () => {
-      const plan = await database.db.transaction(async (tx) => {
-        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
-        await tx.query(`PREPARE retention_plan (timestamptz, integer) AS ${table.prune.text}`);
-        const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(
-          `EXPLAIN (FORMAT JSON) EXECUTE retention_plan ('${new Date(Date.now() - 86_400_000).toISOString()}', 1000)`,
-        );
-        await tx.query('DEALLOCATE retention_plan');
-        return row?.['QUERY PLAN'];
-      });
-      const [top] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
-      const found = scans(top?.Plan as PlanNode);
+      const found = await genericPlanScans(
+        database.db,
+        table.prune.text,
+        ['timestamptz', 'integer'],
+        [`'${new Date(Date.now() - 86_400_000).toISOString()}'`, '1000'],
+      );
       expect(found.filter((scan) => scan.startsWith('Seq Scan'))).toEqual([]);
       expect(found.some((scan) => /Index Scan|Index Only Scan|Bitmap Index Scan/.test(scan))).toBe(true);
     });
