@@ -7,7 +7,7 @@ import { balanceAlertTask } from '../../src/webhooks/balance-alerts.js';
 import { recordAccountEvent } from '../../src/webhooks/events.js';
 import { RETRY_DELAYS_MS } from '../../src/webhooks/outbox.js';
 import {
-  openPage,
+  openWebhooksTab,
   type Stage,
   signedInPage,
   signedInPhonePage,
@@ -31,12 +31,6 @@ afterAll(async () => {
   await stage.close();
 });
 
-async function webhooksTab(page: Page): Promise<void> {
-  await openPage(page, 'Activity');
-  await page.getByRole('tab', { name: 'Webhooks' }).click();
-  await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
-}
-
 async function sandboxAccountId(page: Page): Promise<string> {
   const session = (await page.evaluate(async () => (await fetch('/dashboard/api/auth/session')).json())) as {
     accounts: { sandbox: { id: string } };
@@ -49,7 +43,7 @@ const endpointsTable = (page: Page) => page.getByRole('table', { name: 'Webhook 
 describe('the Webhooks tab: endpoints, secrets, alerts', () => {
   it('adds an endpoint, shows its secret once, rotates it, sets thresholds, and the event arrives signed', async () => {
     const { page, context } = await signedInPage(stage);
-    await webhooksTab(page);
+    await openWebhooksTab(page);
     // The catalog, each type with its description and its data's schema folded.
     await page.getByText('balance.low', { exact: true }).first().waitFor();
     await page.getByText('Schema of its data').first().click();
@@ -74,7 +68,7 @@ describe('the Webhooks tab: endpoints, secrets, alerts', () => {
 
     // Gone after a reload: the API never answers it again.
     await page.reload();
-    await webhooksTab(page);
+    await openWebhooksTab(page);
     await endpointsTable(page).getByRole('row').filter({ hasText: url }).waitFor();
     expect(await page.getByLabel('Endpoint signing secret').count()).toBe(0);
     expect(await page.content()).not.toContain(first);
@@ -117,7 +111,7 @@ describe('the Webhooks tab: endpoints, secrets, alerts', () => {
 
     // Its delivery is listed with the others.
     await page.reload();
-    await webhooksTab(page);
+    await openWebhooksTab(page);
     const deliveries = page.getByRole('table', { name: 'Webhook deliveries' });
     await deliveries.getByRole('row').filter({ hasText: 'balance.low' }).waitFor();
 
@@ -139,7 +133,7 @@ describe('the Webhooks tab: endpoints, secrets, alerts', () => {
 
   it('at 390 px the tab fits the screen: endpoints, a disabled one’s banner, the catalog open, the alerts', async () => {
     const { context, page } = await signedInPhonePage(stage, 390);
-    await webhooksTab(page);
+    await openWebhooksTab(page);
     const url = `${stage.receiver.url}/a-rather-long-path/for-the-phone/${'x'.repeat(80)}`;
     await page.getByLabel('Endpoint URL').fill(url);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -173,7 +167,7 @@ describe("an endpoint's deliveries in the Webhooks tab", () => {
     let failing = false;
     stage.receiver.setHandler((request) => (request.url === '/panel' && failing ? 500 : 200));
     try {
-      await webhooksTab(page);
+      await openWebhooksTab(page);
       const url = `${stage.receiver.url}/panel`;
       await page.getByLabel('Endpoint URL').fill(url);
       await page.getByRole('button', { name: 'Add endpoint' }).click();

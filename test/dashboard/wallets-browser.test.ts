@@ -1,4 +1,4 @@
-import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner, lamports } from '@solana/kit';
+import type { KeyPairSigner } from '@solana/kit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedDepositPrices } from '../../src/deposits/prices.js';
@@ -34,9 +34,8 @@ const secondWallet = new TestWallet();
 
 /** The same wallet as a Solana signer in the local chain, with SOL to send. */
 async function onChain(wallet: TestWallet): Promise<KeyPairSigner> {
-  const signer = await createKeyPairSignerFromPrivateKeyBytes(wallet.seed());
+  const signer = await world.walletOf(wallet.seed());
   expect(signer.address).toBe(wallet.address);
-  world.chain.svm.airdrop(signer.address, lamports(10n * LAMPORTS_PER_SOL));
   return signer;
 }
 

@@ -26,6 +26,8 @@ export interface Stage {
   ctx: TestContext;
   base: string;
   receiver: HttpsReceiver;
+  /** The service's guarded transport to the receiver (for a worker a test starts itself). */
+  transport: WebhookTransport;
   browser: Browser;
   /** Runs what the worker would: AI resolutions, then webhook deliveries. */
   work(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startStage(options: { config?: Record<string, string> } = 
     ctx,
     base,
     receiver,
+    transport,
     browser,
     async work() {
       await ai.drain();
@@ -145,6 +148,13 @@ export function keyRow(page: Page, name: string): Locator {
     .getByRole('table', { name: 'API keys' })
     .getByRole('row')
     .filter({ has: page.getByRole('cell', { name, exact: true }) });
+}
+
+/** Opens the Activity page's Webhooks tab and waits for its endpoints. */
+export async function openWebhooksTab(page: Page): Promise<void> {
+  await openPage(page, 'Activity');
+  await page.getByRole('tab', { name: 'Webhooks' }).click();
+  await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
 }
 
 export async function switchMode(page: Page, mode: 'Live' | 'Sandbox'): Promise<void> {

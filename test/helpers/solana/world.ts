@@ -1,6 +1,7 @@
 import {
   type Address,
   address,
+  createKeyPairSignerFromPrivateKeyBytes,
   generateKeyPairSigner,
   type Instruction,
   type KeyPairSigner,
@@ -115,6 +116,17 @@ export class DepositWorld {
   /** A wallet with SOL and, when asked, `tokens` base units of `mint` in its associated account. */
   async user(tokens = 0n, mint: Mint = this.usdc): Promise<KeyPairSigner> {
     const wallet = await this.chain.wallet();
+    if (tokens > 0n) await this.mintTo(wallet, wallet.address, tokens, mint);
+    return wallet;
+  }
+
+  /**
+   * The wallet whose private key is `seed` (a browser test's wallet, signing in the page) as a
+   * signer on the chain, with 10 SOL and, when asked, `tokens` base units of `mint`.
+   */
+  async walletOf(seed: Uint8Array, tokens = 0n, mint: Mint = this.usdc): Promise<KeyPairSigner> {
+    const wallet = await createKeyPairSignerFromPrivateKeyBytes(seed);
+    this.chain.svm.airdrop(wallet.address, lamports(10_000_000_000n));
     if (tokens > 0n) await this.mintTo(wallet, wallet.address, tokens, mint);
     return wallet;
   }
