@@ -12,7 +12,13 @@ import { createContext, withTransaction } from '../src/context.js';
 import { loadDemoMarkets } from '../src/markets/demo/demo.js';
 import { recordAccountEvent } from '../src/webhooks/events.js';
 import { installWallet, newContext } from '../test/helpers/browser.js';
-import { openPage, signedInPage, startStage, switchMode } from '../test/helpers/dashboard-stage.js';
+import {
+  openPage,
+  signedInPage,
+  signedInPhonePage,
+  startStage,
+  switchMode,
+} from '../test/helpers/dashboard-stage.js';
 import { TestWallet } from '../test/helpers/wallet.js';
 import { depositData } from '../test/webhooks/endpoint-world.js';
 
@@ -195,19 +201,7 @@ it('writes the dashboard screenshots', async () => {
     await shot(page, 'funds-wallets');
 
     // On a phone (a wallet's in-app browser): one column, the navigation behind the menu button.
-    const phone = await (
-      await stage.browser.newContext({
-        locale: 'en-US',
-        timezoneId: 'UTC',
-        viewport: { width: 390, height: 844 },
-        deviceScaleFactor: 1,
-        isMobile: true,
-        hasTouch: true,
-      })
-    ).newPage();
-    await installWallet(phone, new TestWallet(), 'signIn');
-    await phone.goto(`${stage.base}/dashboard/`);
-    await phone.getByRole('button', { name: /Sign in with/ }).click();
+    const { page: phone } = await signedInPhonePage(stage, 390, 844);
     await phone.locator('.chart canvas').waitFor();
     await shot(phone, 'phone-home');
     await phone.getByRole('button', { name: 'Menu' }).click();

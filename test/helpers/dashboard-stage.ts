@@ -100,12 +100,12 @@ export async function signedInPage(stage: Stage, kind: WalletKind = 'signIn'): P
   return signIn(stage, await newContext(stage.browser), kind);
 }
 
-/** The same on a phone: a touch screen `width` px wide (a wallet's in-app browser). */
-export async function signedInPhonePage(stage: Stage, width: number): Promise<SignedInPage> {
+/** The same on a phone: a touch screen `width` × `height` px (a wallet's in-app browser). */
+export async function signedInPhonePage(stage: Stage, width: number, height = 800): Promise<SignedInPage> {
   const context = await stage.browser.newContext({
     locale: 'en-US',
     timezoneId: 'UTC',
-    viewport: { width, height: 800 },
+    viewport: { width, height },
     deviceScaleFactor: 1,
     isMobile: true,
     hasTouch: true,
