@@ -10,6 +10,7 @@ import { createGate } from './gate/gate.js';
 import { lazyChildLogger, RequestLog } from './gate/request-log.js';
 import type { Services } from './gate/services.js';
 import { DashboardTwins } from './http/account-route.js';
+import { loadCursorCodec } from './http/cursor.js';
 import {
   charsetRefusal,
   clientErrorHandler,
@@ -131,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ),
     }),
     meterMinutes: minuteMeters(billing),
+    cursors: await loadCursorCodec(db, clock.now()),
   };
   // A revocation, a suspension or a changed key reaches the account's open streams at once.
   cache.onAccountChange((accountId) => {

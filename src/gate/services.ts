@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { CursorCodec } from '../http/cursor.js';
 import type { MeterMinutes } from '../http/event-stream/stream.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
 import type { KeyClaimer } from '../idempotency/index.js';
@@ -10,7 +11,7 @@ import type { AccessConfig, AuthFailureLimiter, RateLimiter } from '../limits/in
 /**
  * What the gate reaches through `app.services`: authentication, limits, billing, and the context
  * every handler gets; the rooms' routes get it as `deps.edge` (the event streams, the minute meter,
- * the authenticator). Features receive their own dependencies explicitly when app.ts registers
+ * the authenticator, the cursor codec). Features receive their own dependencies explicitly when app.ts registers
  * their routes.
  */
 export interface Services {
@@ -30,6 +31,11 @@ export interface Services {
   streams: EventStreams;
   /** A paid stream's meter: its minutes billed as a request billed after its answer (./billing/meter.ts). */
   meterMinutes: MeterMinutes;
+  /**
+   * The installation's cursor codec (http/cursor.ts), its key read once per process for every
+   * cursor-paged list: the markets, a market's trades, an endpoint's deliveries.
+   */
+  cursors: CursorCodec;
 }
 
 declare module 'fastify' {

@@ -2,6 +2,7 @@ import type { AccountMode } from '../accounts/index.js';
 import { type ResolutionAnswer, requestedResolution } from '../ai/index.js';
 import type { Attestation, Attestations } from '../attestations/index.js';
 import { AppError } from '../errors.js';
+import { priceMessage } from '../prices/index.js';
 import type { AiJobInput } from './ports.js';
 
 /**
@@ -14,18 +15,9 @@ export function signPriceCheck(
   priced: { symbol: string; vwapPrice: number; sourceCount: number; isValid: boolean; timeMs: number },
 ): Promise<Attestation | null> {
   if (!attestations) return Promise.resolve(null);
-  return attestations.sign({
-    kind: 'price',
-    fields: {
-      mode: job.mode,
-      requestId: job.request_id,
-      timeMs: priced.timeMs,
-      symbolOrMint: priced.symbol,
-      price: priced.vwapPrice,
-      sources: priced.sourceCount,
-      valid: priced.isValid,
-    },
-  });
+  return attestations.sign(
+    priceMessage({ requestId: job.request_id, mode: job.mode, timeMs: priced.timeMs }, priced),
+  );
 }
 
 /** A scheduled AI resolution's attestation (kind 2, no market id), over its answer; null when off. */

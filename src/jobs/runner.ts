@@ -242,7 +242,9 @@ async function runPriceChecks(deps: JobRunnerDeps, jobs: PriceJobRow[]): Promise
 
 async function priceGroup(deps: JobRunnerDeps, group: TokenGroup): Promise<Ran[]> {
   try {
-    const price = await deps.prices.price(group.target, group.mode, group.symbol);
+    // A mint outside the registry costs the venues a call, taken from the share of the account whose
+    // check asked first (the group's others share its answer, as concurrent requests do).
+    const price = await deps.prices.price(group.target, group.mode, group.symbol, group.jobs[0]?.account_id);
     const presented = presentPrice(price, group.target);
     const now = deps.clock.now();
     const resolutionTimestamp = now.toISOString();

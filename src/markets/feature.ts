@@ -6,6 +6,7 @@ import type { Resolver } from '../ai/index.js';
 import type { Attestations } from '../attestations/index.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
+import type { CursorCodec } from '../http/cursor.js';
 import type { PriceService } from '../prices/index.js';
 import type { RetentionSettings } from '../retention/index.js';
 import { type MarketsConfig, marketSettings } from './config.js';
@@ -13,6 +14,7 @@ import { type MarketsConfig, marketSettings } from './config.js';
 export interface Needs {
   config: Pick<CoreConfig, 'redisUrl'> & { markets: MarketsConfig; retention: RetentionSettings };
   ports: { prices: PriceService; resolver: Resolver; attestations: Attestations };
+  edge: { cursors: CursorCodec };
 }
 
 export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> = {
@@ -36,21 +38,15 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     'market_trades',
   ],
   settings: { markets: marketSettings },
-  async api(app, { config, db, clock, log, ports }) {
-    const [
-      { marketRoutes },
-      { marketAdminRoutes },
-      { createMarketService },
-      { marketDataRoutes },
-      { loadCursorCodec },
-    ] = await Promise.all([
-      import('./routes.js'),
-      import('./admin-routes.js'),
-      import('./wiring.js'),
-      import('./series/routes.js'),
-      import('../http/cursor.js'),
-    ]);
-    const cursors = await loadCursorCodec(db, clock.now());
+  async api(app, { config, db, clock, log, ports, edge }) {
+    const [{ marketRoutes }, { marketAdminRoutes }, { createMarketService }, { marketDataRoutes }] =
+      await Promise.all([
+        import('./routes.js'),
+        import('./admin-routes.js'),
+        import('./wiring.js'),
+        import('./series/routes.js'),
+      ]);
+    const { cursors } = edge;
     const markets = createMarketService({
       cursors,
       db,

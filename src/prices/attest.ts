@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import type { AccountMode } from '../accounts/index.js';
 import { type Attestation, type Attestations, attest } from '../attestations/index.js';
+import { priceMessage } from './price-message.js';
 
 /** `?attest=true`: the answer is signed (docs/attestations.md#prices); anything but true or false is a 400. */
 export const AttestQuery = Type.Object(
@@ -22,16 +23,5 @@ export function signPrice(
   input: { requestId: string; mode: AccountMode; timeMs: number },
   priced: { symbol: string; vwapPrice: number; sourceCount: number; isValid: boolean },
 ): Promise<Attestation> {
-  return attest(attestations, {
-    kind: 'price',
-    fields: {
-      mode: input.mode,
-      requestId: input.requestId,
-      timeMs: input.timeMs,
-      symbolOrMint: priced.symbol,
-      price: priced.vwapPrice,
-      sources: priced.sourceCount,
-      valid: priced.isValid,
-    },
-  });
+  return attest(attestations, priceMessage(input, priced));
 }

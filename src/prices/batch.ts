@@ -27,7 +27,8 @@ export function presentPrice(result: PriceResult, target: PriceTarget) {
 export async function priceBatch(
   prices: PriceService,
   symbols: string[],
-  mode: AccountMode,
+  /** The asking account: its mode, and its share of the venues' budget for mints outside the registry. */
+  asker: { mode: AccountMode; accountId: string },
   /** Runs once the input is known good, before any venue is asked (the attestation check). */
   beforePricing: () => Promise<void> = () => Promise.resolve(),
 ) {
@@ -62,7 +63,10 @@ export async function priceBatch(
     [...distinct.values()].map(async ({ symbol, target }) => {
       try {
         if (!target) throw unknownSymbol(symbol);
-        return { symbol, ...presentPrice(await prices.price(target, mode, symbol), target) };
+        return {
+          symbol,
+          ...presentPrice(await prices.price(target, asker.mode, symbol, asker.accountId), target),
+        };
       } catch (err) {
         if (
           !(err instanceof AppError) ||

@@ -16,6 +16,7 @@ export const priceSettings = defineSettings(
     PRICE_BREAKER_COOLDOWN_MS: Type.Integer({ default: 30_000, minimum: 0 }),
     PRICE_UNKNOWN_MINT_TTL_MS: Type.Integer({ default: 600_000, minimum: 0 }),
     PRICE_MINT_LOOKUPS_PER_MINUTE: Type.Integer({ default: 60, minimum: 1 }),
+    PRICE_MINT_LOOKUPS_PER_ACCOUNT: Type.Integer({ default: 20, minimum: 1 }),
     BINANCE_BASE_URL: Type.String({ default: 'https://data-api.binance.vision' }),
     COINBASE_BASE_URL: Type.String({ default: 'https://api.exchange.coinbase.com' }),
     KRAKEN_BASE_URL: Type.String({ default: 'https://api.kraken.com' }),
@@ -63,6 +64,7 @@ export const priceSettings = defineSettings(
       breakerCooldownMs: v.PRICE_BREAKER_COOLDOWN_MS,
       unknownMintTtlMs: v.PRICE_UNKNOWN_MINT_TTL_MS,
       mintLookupsPerMinute: v.PRICE_MINT_LOOKUPS_PER_MINUTE,
+      mintLookupsPerAccount: v.PRICE_MINT_LOOKUPS_PER_ACCOUNT,
       venueSettings,
     };
   },

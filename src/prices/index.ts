@@ -2,6 +2,7 @@
 export { median } from './aggregate.js';
 export { presentPrice } from './batch.js';
 export type { PriceConfig } from './config.js';
+export { priceMessage } from './price-message.js';
 export { createPriceService } from './price-service.js';
 export { invalidSymbol, readToken, requireToken, unknownSymbol } from './requested.js';
 export { SANDBOX_TOKENS, sandboxMidPrice, sandboxQuote } from './sandbox/feed.js';

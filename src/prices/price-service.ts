@@ -14,6 +14,7 @@ export function createPriceService(p: PriceConfig, clock: Clock, liveVenues: Pri
     breakerCooldownMs: p.breakerCooldownMs,
     unknownMintTtlMs: p.unknownMintTtlMs,
     mintLookupsPerMinute: p.mintLookupsPerMinute,
+    mintLookupsPerAccount: p.mintLookupsPerAccount,
   };
   return new PriceService(
     {

@@ -31,8 +31,10 @@ export interface QuoteSourceOptions {
    * failing mint's back-off grows to...
    */
   unknownMintTtlMs: number;
-  /** ...and how many calls about them each venue may receive in any minute. */
+  /** ...and how many calls about them each venue may receive in any minute... */
   mintLookupsPerMinute: number;
+  /** ...of which at most this many for one account. */
+  mintLookupsPerAccount: number;
 }
 
 /** Entries kept at most: any well-formed mint is a new key, so the cache must not grow forever. */
@@ -59,7 +61,7 @@ interface Breaker {
  * Mints outside the registry are whatever a client makes up, so what they cost the venues is bounded
  * (docs/prices.md#mints-outside-the-registry): a "not listed" is remembered for long, a failure backs
  * off per venue and mint, their calls share a budget per venue that the registry's tokens never wait
- * for, and their failures never open a venue's circuit for everyone else.
+ * for (one account at most its share of it), and their failures never open a venue's circuit for everyone else.
  */
 export class QuoteSource {
   private readonly cache = new Map<string, CacheEntry>();
@@ -72,11 +74,14 @@ export class QuoteSource {
     private readonly options: QuoteSourceOptions,
     private readonly clock: Clock,
   ) {
-    this.mintBudget = new LookupBudget(options.mintLookupsPerMinute);
+    this.mintBudget = new LookupBudget(options.mintLookupsPerMinute, options.mintLookupsPerAccount);
   }
 
-  /** One outcome per venue that can price the target; empty when none can. */
-  outcomes(target: PriceTarget): VenueOutcome[] | Promise<VenueOutcome[]> {
+  /**
+   * One outcome per venue that can price the target; empty when none can. `accountId`: the account
+   * asking, whose share of a venue's budget for mints outside the registry a call for it takes.
+   */
+  outcomes(target: PriceTarget, accountId?: string): VenueOutcome[] | Promise<VenueOutcome[]> {
     const venues = this.venues.filter((v) => v.canPrice(target));
     // The common case on a busy token: every venue's answer is cached; no promise needed.
     const now = this.clock.now().getTime();
@@ -87,10 +92,14 @@ export class QuoteSource {
       cached.push(entry.outcome);
     }
     if (cached.length === venues.length) return cached;
-    return Promise.all(venues.map((v) => this.outcome(v, target)));
+    return Promise.all(venues.map((v) => this.outcome(v, target, accountId)));
   }
 
-  private outcome(venue: PriceVenue, target: PriceTarget): Promise<VenueOutcome> {
+  private outcome(
+    venue: PriceVenue,
+    target: PriceTarget,
+    accountId: string | undefined,
+  ): Promise<VenueOutcome> {
     const key = `${venue.name}\u0000${target.key}`;
     const now = this.clock.now().getTime();
     const cached = this.cache.get(key);
@@ -109,7 +118,7 @@ export class QuoteSource {
     }
     const outsideRegistry = target.token === null;
     if (outsideRegistry) {
-      const retryAt = this.mintBudget.take(venue.name, now);
+      const retryAt = this.mintBudget.take(venue.name, now, accountId);
       if (retryAt !== null) {
         return Promise.resolve({
           venue: venue.name,

@@ -42,7 +42,7 @@ export function priceRoutes(
       const { symbol, target } = requireToken(params.symbolOrMint, 'path.symbolOrMint');
       const attest = attested(query);
       if (attest) await requireAttestations(attestations);
-      const result = await prices.price(target, principal.mode, symbol);
+      const result = await prices.price(target, principal.mode, symbol, principal.accountId);
       const now = ctx.clock.now();
       const answer = { symbol, ...presentPrice(result, target), resolutionTimestamp: now.toISOString() };
       if (!attest) return answer;
@@ -87,7 +87,7 @@ export function priceRoutes(
     handler: async ({ body, query, principal, ctx, requestId }) => {
       const attest = attested(query);
       // Bad input first (priceBatch checks it before asking any venue), then whether this service signs.
-      const items = await priceBatch(prices, body.symbols, principal.mode, () =>
+      const items = await priceBatch(prices, body.symbols, principal, () =>
         attest ? requireAttestations(attestations) : Promise.resolve(),
       );
       const now = ctx.clock.now();

@@ -63,8 +63,18 @@ export class PriceService {
     private readonly clock: Clock,
   ) {}
 
-  async price(target: PriceTarget, mode: AccountMode, requested: string): Promise<PriceResult> {
-    const pending = this.sources[mode].outcomes(target);
+  /**
+   * `accountId`: the account the price is for, when one asked (a route, its scheduled check): what
+   * it costs the venues for a mint outside the registry is taken from its share
+   * (docs/prices.md#mints-outside-the-registry).
+   */
+  async price(
+    target: PriceTarget,
+    mode: AccountMode,
+    requested: string,
+    accountId?: string,
+  ): Promise<PriceResult> {
+    const pending = this.sources[mode].outcomes(target, accountId);
     const outcomes = pending instanceof Promise ? await pending : pending;
     const memoKey = `${mode}\u0000${target.key}`;
     const nowMs = this.clock.now().getTime();

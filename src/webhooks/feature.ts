@@ -1,6 +1,7 @@
 /** The webhooks' descriptor (src/feature.ts): their routes, the delivery queue, `sibyl webhooks`. */
 import type { CoreConfig } from '../core-settings.js';
 import type { BaseDeps, Feature } from '../feature.js';
+import type { CursorCodec } from '../http/cursor.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
 import type { RateLimiter } from '../limits/index.js';
 import type { RetentionSettings } from '../retention/index.js';
@@ -12,7 +13,7 @@ import type { WebhookTransport } from './transport-port.js';
 export interface Needs {
   config: Pick<CoreConfig, 'port'> & { webhooks: WebhookSettings; retention: RetentionSettings };
   ports: { webhookTransport: WebhookTransport; secrets: SecretBox };
-  edge: { rateLimiter: RateLimiter; streams: EventStreams };
+  edge: { rateLimiter: RateLimiter; streams: EventStreams; cursors: CursorCodec };
 }
 
 /** How deliveries are sent: by the worker's queue, and by the routes' test events and redeliveries. */
@@ -52,12 +53,9 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
       testEventLimit: testEventLimit(deps.edge.rateLimiter, deps.config.webhooks.testLimit),
       streams: deps.edge.streams,
     });
-    const [{ endpointRoutes }, { loadCursorCodec }] = await Promise.all([
-      import('./endpoint-routes.js'),
-      import('../http/cursor.js'),
-    ]);
+    const { endpointRoutes } = await import('./endpoint-routes.js');
     endpointRoutes(app, {
-      cursors: await loadCursorCodec(deps.db, deps.clock.now()),
+      cursors: deps.edge.cursors,
       secrets: deps.ports.secrets,
       targets: { allowPrivateTargets: deps.config.webhooks.allowPrivateTargets },
     });

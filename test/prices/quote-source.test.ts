@@ -23,6 +23,7 @@ describe('quote cache', () => {
         unknownMintTtlMs: 60_000,
         // Every mint asked: what is bounded here is the cache, not the calls.
         mintLookupsPerMinute: 1_000_000,
+        mintLookupsPerAccount: 1_000_000,
       },
       clock,
     );

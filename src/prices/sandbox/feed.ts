@@ -2,7 +2,7 @@ import type { SandboxVenueName } from '../types.js';
 
 /**
  * The sandbox price feed: a pure function of (symbol, venue, time), so the same request at the
- * same moment always gets the same answer, and history (issue: historical prices) is consistent
+ * same moment always gets the same answer, and history (docs/prices.md#historical-prices) is consistent
  * with the spot feed. Prices wander smoothly around plausible levels; each venue sits a hair off
  * the others; about one minute in ten, sandbox-gamma is 6% off and gets dropped as an outlier.
  */
