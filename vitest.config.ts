@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { SlowestFirstSequencer } from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -15,6 +16,9 @@ export default defineConfig({
     // clock (test/helpers/context.ts), so nothing a case sees is carried from another file.
     // test/ledger + test/keys, 12 files on a loaded machine: 103 → 54 s of CPU (2026-11-26).
     isolate: false,
+    // The longest files start first, so that none of them begins late and ends the run alone
+    // (docs/testing.md#where-the-time-goes).
+    sequence: { sequencer: SlowestFirstSequencer },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

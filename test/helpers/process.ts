@@ -24,12 +24,12 @@ export interface ServiceProcess {
 
 /**
  * Starts the built `sibyl <role>` as a separate process with only the given environment, and waits
- * until `ready()` says it is up (or it exits).
+ * until `ready(output)` says it is up (or it exits); `output` is everything it wrote so far.
  */
 export async function startService(
   role: 'start' | 'serve' | 'work',
   env: Record<string, string>,
-  ready: () => Promise<boolean>,
+  ready: (output: string) => Promise<boolean>,
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [BIN, role], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
@@ -52,7 +52,7 @@ export async function startService(
   };
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
-    if (await ready().catch(() => false)) return service;
+    if (await ready(output).catch(() => false)) return service;
     if (child.exitCode !== null) throw new Error(`sibyl ${role} exited early: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

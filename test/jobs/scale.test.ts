@@ -53,8 +53,10 @@ async function work(): Promise<ServiceProcess> {
       JOB_PRICE_CLAIM_SIZE: '100',
       JOB_PRICE_HELD: '1000',
       JOB_CLAIM_AHEAD_MS: '2000',
+      LOG_LEVEL: 'info',
     },
-    async () => true,
+    // Up once its every queue is: src/server.ts logs this after the worker started the last one.
+    async (output) => output.includes('"msg":"worker started"'),
   );
   workers.push(worker);
   return worker;
@@ -121,7 +123,6 @@ describe.runIf(usingPostgres)('a second of many price checks, a worker killed in
     const before = await listeners();
     const [doomed] = await Promise.all([work(), work()]);
     await until(async () => (await listeners()) >= before + 2, 'both workers listening');
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // their queues started one by one
     const second = new Date(Math.ceil((Date.now() + 5000) / 1000) * 1000);
     await ctx.database.db.query(
       `UPDATE scheduled_jobs SET scheduled_for = $2::timestamptz + (row_number * interval '1 millisecond')
