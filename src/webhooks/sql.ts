@@ -184,7 +184,7 @@ export const REDELIVER = statement(
 /**
  * Cancellation ($3 = now): a PENDING delivery becomes CANCELLED, final, at once; a SENDING one (an
  * attempt in flight, which cannot be called back) is marked, and that attempt's outcome ends it
- * (FINISH_ATTEMPT, or CLAIM should its worker be lost). The row is locked first: a claim that took it
+ * (FINISH_ATTEMPTS, or CLAIM should its worker be lost). The row is locked first: a claim that took it
  * meanwhile is waited for and its SENDING seen, and a claim after this finds it no longer PENDING.
  * Answers the status the delivery had; no row: unknown to this account.
  */
