@@ -4,6 +4,12 @@ import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import { metrics } from '../metrics/metrics.js';
 import type { QueueHandler } from '../queue/queue.js';
+import {
+  type AttemptRecord,
+  AttemptRecorder,
+  type AttemptStatus,
+  recordAttempts,
+} from './attempt-recorder.js';
 import { checkEndpointHealth } from './endpoint-health.js';
 import type { DeliveryStatus } from './outbox.js';
 import { RETRY_DELAYS_MS } from './outbox.js';
@@ -53,12 +59,15 @@ export interface ClaimedDelivery {
  * Delivers callbacks: claims due deliveries with a lease (the claim counts the attempt), makes one
  * attempt each outside any transaction, then records it — only while still holding the lease, so an
  * attempt is recorded once even when a lapsed lease let another worker retry it (the receiver then
- * sees the same `webhook-id` twice: at least once, never lost). An attempt whose worker was lost
+ * sees the same `webhook-id` twice: at least once, never lost). The outcomes that come back together
+ * are recorded together, in one statement (AttemptRecorder). An attempt whose worker was lost
  * counts as a failed one (sql.CLAIM settles it), so a delivery that kills its workers ends
  * CALLBACK_FAILED after its last attempt instead of being sent forever.
  */
 export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDelivery> {
   const { db, settings } = deps;
+  const recorder = new AttemptRecorder(db);
+  const record = (attempt: AttemptRecord) => recorder.record(attempt);
   return {
     name: 'webhook-deliveries',
     channel: sql.DELIVERIES_CHANNEL,
@@ -66,7 +75,7 @@ export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDe
     claim: (limit, now) =>
       db.query<ClaimedDelivery>(sql.CLAIM, [now, limit, randomBase62(16), settings.leaseMs, RETRY_DELAYS_MS]),
     process: async (delivery) => {
-      await attemptDelivery(deps, delivery);
+      await attemptDelivery(deps, delivery, record);
     },
     async nextDueAt() {
       const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
@@ -74,9 +83,6 @@ export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDe
     },
   };
 }
-
-/** The status an attempt leaves its delivery in. */
-type AttemptStatus = Extract<DeliveryStatus, 'DELIVERED' | 'PENDING' | 'STOPPED' | 'CALLBACK_FAILED'>;
 
 /** What an attempt led to, as `sibyl_webhook_attempts_total` counts it. */
 const ATTEMPT_OUTCOME: Record<AttemptStatus, Parameters<typeof metrics.webhookAttempted>[0]> = {
@@ -93,9 +99,19 @@ export interface AttemptResult {
   recorded: boolean;
 }
 
-/** One attempt: sign with the account's current secret(s), send, record what came back. */
-export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<AttemptResult> {
-  const { db, clock, transport } = deps;
+/** Records one attempt; resolves with whether it was recorded (false: the lease was lost). */
+export type RecordAttempt = (attempt: AttemptRecord) => Promise<boolean>;
+
+/**
+ * One attempt: sign with the account's current secret(s), send, record what came back — through
+ * `record` (the worker's: many to a statement), else in a statement of its own.
+ */
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  delivery: ClaimedDelivery,
+  record: RecordAttempt = async (attempt) => (await recordAttempts(deps.db, [attempt]))[0] === true,
+): Promise<AttemptResult> {
+  const { clock, transport } = deps;
   const at = clock.now();
   const secret = delivery.webhook_secret;
   const outcome: WebhookOutcome =
@@ -120,19 +136,19 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDeliv
     delivery.webhook_secret === null
       ? { status: 'CALLBACK_FAILED' as const, dueAt: null }
       : nextStep(outcome, attempt, delivery.max_attempts, now);
-  const [row] = await db.query(sql.FINISH_ATTEMPT, [
-    delivery.id,
-    delivery.lease_token,
+  const recorded = await record({
+    deliveryId: delivery.id,
+    leaseToken: delivery.lease_token,
     status,
     dueAt,
-    outcome.kind === 'response' ? outcome.statusCode : null,
-    outcome.kind === 'error' ? `${outcome.code}: ${outcome.message}` : null,
-    now,
-    at,
-    outcome.latencyMs,
-  ]);
-  metrics.webhookAttempted(row ? ATTEMPT_OUTCOME[status] : 'lease_lost');
-  if (!row) deps.log.warn({ deliveryId: delivery.id }, 'webhook attempt made after its lease was lost');
+    statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
+    error: outcome.kind === 'error' ? `${outcome.code}: ${outcome.message}` : null,
+    finishedAt: now,
+    attemptedAt: at,
+    latencyMs: outcome.latencyMs,
+  });
+  metrics.webhookAttempted(recorded ? ATTEMPT_OUTCOME[status] : 'lease_lost');
+  if (!recorded) deps.log.warn({ deliveryId: delivery.id }, 'webhook attempt made after its lease was lost');
   else if (status === 'CALLBACK_FAILED') {
     deps.log.warn(
       { deliveryId: delivery.id, accountId: delivery.account_id, attempts: attempt },
@@ -140,7 +156,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDeliv
     );
     if (delivery.endpoint_id) await checkEndpointHealth(deps, delivery.endpoint_id);
   }
-  return { status, outcome, recorded: row !== undefined };
+  return { status, outcome, recorded };
 }
 
 /** 2xx delivered; 410 stops; anything else (3xx included) is retried on the schedule until the last attempt. */

@@ -13,9 +13,9 @@ import { type ServiceProcess, startService } from '../helpers/process.js';
 /**
  * Webhook deliveries across real `sibyl work` processes on one PostgreSQL database, to a real HTTPS
  * receiver: two workers deliver 1,000 callbacks, each exactly once; a worker killed with SIGKILL
- * mid-attempt leaves the delivery to another, which sends it again with the same webhook-id; a
- * receiver that kills the worker on every attempt gets 8 attempts, then the delivery is
- * CALLBACK_FAILED (abandoned) and never sent again.
+ * mid-attempt leaves the delivery to another, which sends it again with the same webhook-id (killed
+ * mid-batch, only the attempts it had not recorded); a receiver that kills the worker on every
+ * attempt gets 8 attempts, then the delivery is CALLBACK_FAILED (abandoned) and never sent again.
  */
 
 let ctx: TestContext;
@@ -141,6 +141,64 @@ describe.runIf(usingPostgres)('webhook deliveries across worker processes (Postg
     expect(attempts.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect(attempts[0]?.body).toBe(attempts[1]?.body); // the same signed payload
   });
+
+  it('a worker killed mid-batch: the attempts it recorded stand, the ones in flight are sent again', async () => {
+    for (const worker of workers.splice(0)) await worker.kill();
+    const account = await ctx.createAccount();
+    // The first attempt to /held is held open, never answered; later ones, and /answered, get 200.
+    const heldOnce = new Set<string>();
+    receiver.setHandler((request) => {
+      if (request.url !== '/held') return 200;
+      const id = request.headers['webhook-id'] as string;
+      if (heldOnce.has(id)) return 200;
+      heldOnce.add(id);
+      return 'handled';
+    });
+    const env = { WEBHOOK_LEASE_MS: '11000', WEBHOOK_TIMEOUT_MS: '10000' };
+    const first = await work(env);
+    const answered = await enqueue(account.accountId, '/answered', 10);
+    const held = await enqueue(account.accountId, '/held', 10);
+    // One claim takes all 20; the 10 answers are recorded while the 10 others are still in flight.
+    await until(async () => (await countDelivered(answered)) === 10 && heldOnce.size === 10, 'the batch');
+    await first.kill(); // SIGKILL, with 10 attempts in flight
+    const sending = await ctx.database.db.query<{ n: bigint }>(
+      `SELECT count(*) AS n FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'SENDING'
+          AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id)`,
+      [held],
+    );
+    expect(Number(sending[0]?.n)).toBe(10);
+
+    await work(env);
+    await until(async () => (await countDelivered(held)) === 10, 'the 10 held deliveries, sent again');
+    const arrivals = (path: string) =>
+      receiver.received.filter((r) => r.url === path).map((r) => r.headers['webhook-id'] as string);
+    expect(arrivals('/answered').sort()).toEqual([...answered].sort()); // each once, never again
+    expect(arrivals('/held').sort()).toEqual([...held, ...held].sort()); // each twice, same webhook-id
+    for (const id of held) {
+      const bodies = receiver.received.filter((r) => r.headers['webhook-id'] === id).map((r) => r.body);
+      expect(bodies[0]).toBe(bodies[1]);
+    }
+    const attempts = await ctx.database.db.query<{
+      delivery_id: string;
+      error: string | null;
+      status_code: number | null;
+    }>(
+      `SELECT delivery_id, error, status_code FROM webhook_attempts WHERE delivery_id = ANY($1::text[])
+        ORDER BY delivery_id, attempt`,
+      [[...answered, ...held]],
+    );
+    for (const id of answered) {
+      expect(attempts.filter((a) => a.delivery_id === id)).toEqual([
+        { delivery_id: id, error: null, status_code: 200 },
+      ]);
+    }
+    for (const id of held) {
+      expect(attempts.filter((a) => a.delivery_id === id)).toEqual([
+        { delivery_id: id, error: ABANDONED_ERROR, status_code: null },
+        { delivery_id: id, error: null, status_code: 200 },
+      ]);
+    }
+  }, 120_000); // one lapsed lease (11 s) and the retry delay (5 s), in real time
 
   it('a receiver that kills the worker on every attempt: 8 attempts, then CALLBACK_FAILED, never sent again', async () => {
     for (const worker of workers.splice(0)) await worker.kill();
