@@ -9,6 +9,7 @@ import { buildPrompt } from './prompt.js';
 import { createLiveModels, type SlotStatus } from './providers/registry.js';
 import { createSandboxModels } from './sandbox.js';
 import type { SibylData } from './tools/port.js';
+import { sharedReads } from './tools/shared-reads.js';
 import { createSibylTools } from './tools/sibyl-tools.js';
 import {
   MODEL_COUNT,
@@ -83,7 +84,8 @@ function notConfigured(status: SlotStatus): ResolutionModel {
 /**
  * The resolver of a process. With `data` (Sibyl's stored prices and markets, read from the
  * process's database: docs/ai.md#sibyls-tools), every model call is offered Sibyl's tools, at most
- * AI_MAX_TOOL_CALLS calls answered per model call; without it (or with AI_MAX_TOOL_CALLS=0), none.
+ * AI_MAX_TOOL_CALLS calls answered per model call, the four models of a resolution sharing their
+ * reads; without it (or with AI_MAX_TOOL_CALLS=0), none.
  */
 export function createResolver(config: AiConfig, clock: Clock, data?: SibylData): Resolver {
   const live = createLiveModels(config.slots, clock);
@@ -92,10 +94,9 @@ export function createResolver(config: AiConfig, clock: Clock, data?: SibylData)
   const sandboxModels = createSandboxModels(config.deadlineMs);
   const available = live.status.filter((s) => s.configured).length === MODEL_COUNT;
   const models = (mode: AccountMode) => (mode === 'sandbox' ? sandboxModels : liveModels);
-  const tools =
-    data && config.maxToolCalls > 0
-      ? (signal: AbortSignal) => createSibylTools(data, { clock, maxCalls: config.maxToolCalls, signal })
-      : undefined;
+  // Per resolution: its models share their reads (sharedReads); per model call: its own count of calls.
+  const toolsOf = (reads: SibylData) => (signal: AbortSignal) =>
+    createSibylTools(reads, { clock, maxCalls: config.maxToolCalls, signal });
   return {
     liveStatus: live.status,
     requireAvailable(mode) {
@@ -114,7 +115,7 @@ export function createResolver(config: AiConfig, clock: Clock, data?: SibylData)
         deadlineMs: config.deadlineMs,
         retries: config.retries,
         clock,
-        tools,
+        tools: data && config.maxToolCalls > 0 ? toolsOf(sharedReads(data)) : undefined,
       });
     },
   };

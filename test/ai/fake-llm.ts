@@ -309,7 +309,7 @@ export function fakeSlotsEnv(
   extra: Record<string, string> = {},
 ): Record<string, string> {
   // These fakes answer every call with the reply of the test: the plain answer path, one call a
-  // model. Web search and the tool loop: test/ai/search.test.ts.
+  // model. Web search and the tool loop: test/ai/search-*.test.ts.
   const env: Record<string, string> = { AI_WEB_SEARCH: 'off' };
   fakes.forEach((fake, i) => {
     const n = i + 1;

@@ -54,7 +54,7 @@ beforeAll(async () => {
         AI_MODEL_1_API_KEY: KEY,
         AI_MODEL_1_TIMEOUT_MS: timeout,
         AI_MODEL_1_MAX_OUTPUT_TOKENS: '512',
-        // The plain answer path; web search and tools: test/ai/search.test.ts.
+        // The plain answer path; web search and tools: test/ai/search-*.test.ts.
         AI_WEB_SEARCH: 'off',
         ...(kind === 'openai-compatible'
           ? { AI_MODEL_1_NAME: 'mistral', AI_MODEL_1_ID: 'mistral-large-latest' }

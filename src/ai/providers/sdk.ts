@@ -302,6 +302,9 @@ export function sdkModel(
         maxOutputTokens: slot.maxOutputTokens,
         maxRetries: 0,
         abortSignal: signal,
+        // A step keeps its response (the pause and truncation checks read it), never the request
+        // the SDK sent: held until the last step, it is memory every later step copies in GC.
+        experimental_include: { requestBody: false },
         ...(providerOptions ? { providerOptions } : {}),
       };
       let usage: TokenUsage | null = null;
