@@ -9,6 +9,7 @@
 // when it was done (Sibyl: finished_at; the peers: the commit of the task's write). Prints one
 // Markdown table. Peers' settings: see PEERS below (docs/jobs.md#comparison).
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
@@ -51,8 +52,25 @@ async function withDatabase(label, use) {
   }
 }
 
-/** The instant the jobs are moved to: whole seconds, `leadMs` away. */
-const instant = (leadMs) => new Date(Math.ceil((Date.now() + leadMs) / 1000) * 1000);
+/** A process's peak resident memory (MB) and CPU time used so far (ms), from /proc (Linux). */
+function usage(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const hwm = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(stat[11]) + Number(stat[12]); // utime + stime (fields 14, 15)
+    return { rssPeakMb: hwm, cpuMs: (ticks * 1000) / 100 };
+  } catch {
+    return { rssPeakMb: 0, cpuMs: 0 };
+  }
+}
+
+/**
+ * The instant N jobs are moved to: whole seconds, 5 s and 0.1 ms a job away. Moving 100,000 rows is
+ * itself an UPDATE of seconds on a loaded machine; with a fixed 5 s it committed after the instant,
+ * and what was measured was that UPDATE, not the queue.
+ */
+const instant = (n) => new Date(Math.ceil((Date.now() + 5000 + n / 10) / 1000) * 1000);
 
 /** Waits until `done()` reaches n, then reads the lateness rows. */
 async function collect(db, n, doneSql, rowsSql) {
@@ -85,6 +103,8 @@ async function sibyl(n) {
       DATABASE_URL: url,
       RATE_LIMIT_PER_SECOND: '1000000',
       RATE_LIMIT_BURST: '1000000',
+      // The workers' settings, when given (JOB_PRICE_HELD=5000 …): to compare them in one run.
+      ...Object.fromEntries(Object.entries(process.env).filter(([name]) => name.startsWith('JOB_'))),
     };
     const children = [];
     try {
@@ -108,22 +128,42 @@ async function sibyl(n) {
         }
       };
       await Promise.all(Array.from({ length: 32 }, client));
-      const due = instant(5000);
+      const due = instant(n);
       await db.query(`UPDATE scheduled_jobs SET scheduled_for = $1`, [due]);
       await db.query(`SELECT pg_notify('scheduled_jobs', '')`);
+      process.stderr.write(`sibyl ${n}: moved to the instant ${due.getTime() - Date.now()} ms before it\n`);
       // How many the workers hold claimed ahead just before the instant (docs/jobs.md#claims).
       await sleep(due.getTime() - 300 - Date.now());
       const [ahead] = await db.query(
         `SELECT count(*) AS n FROM scheduled_jobs WHERE status = 'PROCESSING' AND started_at IS NULL`,
       );
       process.stderr.write(`sibyl ${n}: ${ahead.n} claimed ahead 300 ms before the instant\n`);
-      return await collect(
+      const workers = children.slice(1);
+      const before = workers.map((child) => usage(child.pid).cpuMs);
+      const backends = async () =>
+        (await db.query('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).map((r) =>
+          Number(r.pid),
+        );
+      const pgBefore = new Map((await backends()).map((pid) => [pid, usage(pid).cpuMs]));
+      const result = await collect(
         db,
         n,
         `SELECT count(*) AS n FROM scheduled_jobs WHERE status = 'COMPLETED'`,
         `SELECT extract(epoch FROM started_at - scheduled_for) * 1000 AS late,
                 extract(epoch FROM finished_at - scheduled_for) * 1000 AS done FROM scheduled_jobs`,
       );
+      // The workers' memory at its peak, and their CPU from 300 ms before the instant until done.
+      const after = workers.map((child) => usage(child.pid));
+      const cpuMs = after.reduce((sum, u, i) => sum + u.cpuMs - (before[i] ?? 0), 0);
+      // PostgreSQL's: its backends serving this database (same machine), over the same span.
+      let pgMs = 0;
+      for (const pid of await backends()) pgMs += usage(pid).cpuMs - (pgBefore.get(pid) ?? 0);
+      const perJob = (ms) => ((ms * 1000) / n).toFixed(0);
+      process.stderr.write(
+        `sibyl ${n}: workers' RSS peak ${after.map((u) => u.rssPeakMb.toFixed(0)).join(' / ')} MB; CPU ` +
+          `${cpuMs.toFixed(0)} ms workers, ${pgMs.toFixed(0)} ms PostgreSQL (${perJob(cpuMs)} · ${perJob(pgMs)} µs a job)\n`,
+      );
+      return result;
     } finally {
       for (const child of children) await stopProcess(child);
       // BENCH_WORKER_LOG=info (or warn): the workers' own logs, for what held them up.
@@ -188,7 +228,7 @@ async function graphile(n) {
           [far, from + 1, Math.min(n, from + 10_000)],
         );
       }
-      const due = instant(5000);
+      const due = instant(n);
       await db.query('UPDATE graphile_worker._private_jobs SET run_at = $1', [due]);
       return await collect(db, n, WRITES_DONE, WRITES_ROWS);
     } finally {
@@ -218,7 +258,7 @@ async function pgBoss(n) {
           jobs.push({ name: 'write', data: { i }, startAfter: far });
         await boss.insert(jobs);
       }
-      const due = instant(5000);
+      const due = instant(n);
       await db.query(`UPDATE pgboss.job SET start_after = $1 WHERE name = 'write'`, [due]);
       return await collect(db, n, WRITES_DONE, WRITES_ROWS);
     } finally {
