@@ -15,7 +15,9 @@ export type Outcome =
 
 /**
  * `job.completed` or `job.failed` of each job finished to its account's endpoints, in the transaction
- * that finishes them: one statement for the batch, whether or not the jobs have a callbackUrl.
+ * that finishes them: one statement for the batch, whether or not the jobs have a callbackUrl. The
+ * row of a `job.completed` keeps the job's id, type and request id, not its result a second time:
+ * the job keeps it; the deliveries carry it (docs/webhooks.md#account-events).
  */
 export async function recordJobEvents(tx: TxContext, finished: readonly { job: JobRow; outcome: Outcome }[]) {
   const at = tx.clock.now();
@@ -27,7 +29,7 @@ export async function recordJobEvents(tx: TxContext, finished: readonly { job: J
     };
     const told = { accountId: job.account_id, mode: job.mode, at };
     return outcome.ok
-      ? { ...told, type: 'job.completed', data: { ...base, result: outcome.result } }
+      ? { ...told, type: 'job.completed', data: { ...base, result: outcome.result }, kept: base }
       : { ...told, type: 'job.failed', data: { ...base, error: outcome.error } };
   });
   await recordAccountEvents(tx.tx, events);

@@ -6,8 +6,9 @@ import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from './sql.js';
  * Account events and their deliveries in one statement, in the caller's transaction — one event or
  * a batch made in one transaction (a watcher chunk's `deposit.credited`, a finishing batch's
  * `job.completed`, docs/jobs.md#claims). Each element of the arrays ($1 ids, $2 accounts, $3 modes,
- * $4 types, $5 data, $6 times, $7 payloads, $9 once-keys) is an event row — none when its once-key
- * was already used — and one PENDING outbox row per enabled endpoint of that account and mode
+ * $4 types, $5 the data the row keeps, $6 times, $7 payloads, $9 once-keys) is an event row — none
+ * when its once-key was already used (the unique index holds the keys only: migration 0054) — and
+ * one PENDING outbox row per enabled endpoint of that account and mode
  * subscribed to its type (or to '*'), with the payload and id `<event id>_<endpoint id>` (its
  * `webhook-id`), at most $8 attempts. Answers each event recorded with its deliveries. When a
  * delivery was written, the workers and each account's streams are woken (delivered at commit:
@@ -24,7 +25,7 @@ export const RECORD_EVENTS = statement(
    ), event AS (
      INSERT INTO account_events (id, account_id, mode, type, data, created_at, once_key)
      SELECT id, account_id, mode, type, data::jsonb, created_at, once_key FROM input
-     ON CONFLICT (once_key) DO NOTHING
+     ON CONFLICT (once_key) WHERE once_key IS NOT NULL DO NOTHING
      RETURNING id, account_id, mode, type, created_at
    ), delivered AS (
      INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,

@@ -22,6 +22,12 @@ export interface AccountEventInput<T extends AccountEventType = AccountEventType
    * (nor delivered) and the call answers null. E.g. `key.expiring:<keyId>:7`.
    */
   once?: string;
+  /**
+   * What the event's row keeps as its `data`, when the rest is kept by the row it reports: a
+   * `job.completed` keeps its job's id, type and request id, its result staying in the job
+   * (docs/webhooks.md#account-events). Default: `data`. Deliveries always carry `data` whole.
+   */
+  kept?: Record<string, unknown>;
 }
 
 /** An event of any type, its data of that type: what `recordAccountEvents` takes. */
@@ -78,11 +84,14 @@ export async function recordAccountEvents(
   return rows.map((row) => ({ id: row.id, deliveries: row.deliveries }));
 }
 
-/** An event's id, time, data and the body of every delivery of it: `{ id, type, createdAt, mode, data }`, in that order. */
+/**
+ * An event's id, time, the data its row keeps (`kept`, else `data`) and the body of every delivery
+ * of it: `{ id, type, createdAt, mode, data }`, in that order.
+ */
 function prepared(input: AccountEventInput) {
   const id = newEventId();
   const at = input.at ?? new Date();
-  const data = JSON.stringify(input.data);
-  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${at.toISOString()}","mode":${JSON.stringify(input.mode)},"data":${data}}`;
-  return { id, at, data, payload };
+  const whole = JSON.stringify(input.data);
+  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${at.toISOString()}","mode":${JSON.stringify(input.mode)},"data":${whole}}`;
+  return { id, at, data: input.kept ? JSON.stringify(input.kept) : whole, payload };
 }

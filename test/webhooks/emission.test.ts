@@ -173,6 +173,22 @@ describe('events of scheduled jobs without a callbackUrl', () => {
       [account.accountId]: 3,
       [other.accountId]: 1,
     });
+    // The event's row keeps the job's id, type and request id, not its result a second time: the
+    // job keeps it, and the delivery carries it whole (above).
+    for (const event of events) {
+      const [row] = await ctx.database.db.query<{ data: unknown }>(
+        'SELECT data FROM account_events WHERE id = $1',
+        [event.id],
+      );
+      const { result, ...reference } = event.data;
+      expect(row?.data).toEqual(reference);
+      expect(Object.keys(reference).sort()).toEqual(['jobId', 'requestId', 'type']);
+      const job = await ctx.request(account.key, {
+        method: 'GET',
+        url: `/api/v1/price/scheduled/${event.data.jobId}`,
+      });
+      expect(job.json().result).toEqual(result);
+    }
     const callbacks = await ctx.database.db.query<{ n: number }>(
       'SELECT count(*)::integer AS n FROM webhook_deliveries WHERE request_id = ANY($1::text[])',
       [[...ids, stranger]],
