@@ -49,7 +49,7 @@ export const RECORD_EVENTS = statement(
 /**
  * Retention (docs/operations.md#retention): up to $2 events made before $1 whose deliveries are all
  * finished (their deliveries go by their own rule, PRUNE_DELIVERIES), oldest first. Each event's
- * unfinished deliveries are one probe of their own partial index (migration 0059): without it the
+ * unfinished deliveries are one probe of their own partial index (migration 0056): without it the
  * check was a hash anti-join over every event past the cutoff, for each batch.
  */
 export const PRUNE_EVENTS = pruneStatement({
