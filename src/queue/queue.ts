@@ -117,6 +117,7 @@ export class WorkQueue<T> {
   private readonly ready: T[][] = [];
   private pumping = false;
   private again = false;
+  private wakePending = false;
   private stopped = true;
   private timer: NodeJS.Timeout | undefined;
   private unlisten: (() => Promise<void>) | undefined;
@@ -176,6 +177,20 @@ export class WorkQueue<T> {
     this.pumping = true;
     void this.pump().finally(() => {
       this.pumping = false;
+    });
+  }
+
+  /**
+   * A finished item makes room: the look at the table waits for the event loop to turn, so the items
+   * that finish together (a webhook worker's outcomes recorded in one statement) make room for one
+   * claim of them all, not a claim of one and then one of the rest.
+   */
+  private wakeAfterFinishing(): void {
+    if (this.wakePending) return;
+    this.wakePending = true;
+    setImmediate(() => {
+      this.wakePending = false;
+      this.wake();
     });
   }
 
@@ -324,7 +339,7 @@ export class WorkQueue<T> {
       this.held -= items.length;
       metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
       this.running.delete(run);
-      this.wake();
+      this.wakeAfterFinishing();
     });
     this.running.add(run);
   }
@@ -356,7 +371,7 @@ export class WorkQueue<T> {
       this.inFlight -= size;
       metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
       this.running.delete(run);
-      this.wake();
+      this.wakeAfterFinishing();
     });
     this.running.add(run);
   }

@@ -49,14 +49,14 @@ export const ABANDONED_ERROR =
 /**
  * The secrets a delivery is signed with: its endpoint's (an account event), else its account's (a
  * callback); `secret_owner` is what they were sealed for (docs/webhooks.md#secrets-at-rest). A
- * deleted endpoint's delivery has none.
+ * deleted endpoint's delivery has none. `e` is the endpoint joined once per claimed row (null for a
+ * callback or a deleted endpoint), `a` the account's secrets.
  */
-const ENDPOINT_SECRETS = `CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret
-               ELSE (SELECT secret FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret,
-             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous
-               ELSE (SELECT secret_previous FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret_previous,
-             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous_until
-               ELSE (SELECT secret_previous_until FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret_previous_until,
+const ENDPOINT_SECRETS = `CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret ELSE e.secret END AS webhook_secret,
+             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous ELSE e.secret_previous END
+               AS webhook_secret_previous,
+             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous_until ELSE e.secret_previous_until END
+               AS webhook_secret_previous_until,
              coalesce(d.endpoint_id, d.account_id) AS secret_owner`;
 
 export const CLAIM = statement(
@@ -83,15 +83,18 @@ export const CLAIM = statement(
             greatest(0, floor(extract(epoch FROM $1::timestamptz - coalesce(attempt_started_at, $1)) * 1000))::integer
        FROM lapsed
      ON CONFLICT (delivery_id, attempt) DO NOTHING
+   ), due AS (
+     SELECT id, account_id, endpoint_id FROM webhook_deliveries
+      WHERE status = 'PENDING' AND due_at <= $1
+      ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
    )
    UPDATE webhook_deliveries d
       SET status = 'SENDING', attempts = d.attempts + 1, attempt_started_at = $1, lease_token = $3,
           due_at = $1::timestamptz + make_interval(secs => $4::double precision / 1000)
-     FROM webhook_secrets a
-    WHERE a.account_id = d.account_id
-      AND d.id IN (SELECT id FROM webhook_deliveries
-                    WHERE status = 'PENDING' AND due_at <= $1
-                    ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+     FROM due
+          JOIN webhook_secrets a ON a.account_id = due.account_id
+          LEFT JOIN webhook_endpoints e ON e.id = due.endpoint_id
+    WHERE d.id = due.id
    RETURNING d.id, d.account_id, d.url, d.type, d.request_id, d.payload, d.attempts, d.max_attempts, d.lease_token,
              d.endpoint_id, ${ENDPOINT_SECRETS}`,
 );

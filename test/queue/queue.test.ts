@@ -180,6 +180,42 @@ describe('work queue', () => {
     expect(new Set([...a.processed, ...b.processed]).size).toBe(300);
   });
 
+  it('items that finish together make room for one claim of them all, not a claim of one and then the rest', async () => {
+    const db = database.db;
+    const limits: number[] = [];
+    let finishing: { id: bigint; resolve: () => void }[] = [];
+    let done = 0;
+    // Each claim's 8 items finish together, as a webhook worker's outcomes recorded in one statement do.
+    const { queue } = toyQueue(db, systemClock, 'together', undefined, {
+      claim: (limit, now) => {
+        limits.push(limit);
+        return db.query<Item>(CLAIM, [now, limit, randomBase62(12)]);
+      },
+      process: (item) =>
+        new Promise<void>((resolve) => {
+          finishing.push({ id: item.id, resolve });
+          if (finishing.length < 8) return;
+          const batch = finishing;
+          finishing = [];
+          void db
+            .query(`UPDATE toy_work SET status = 'done' WHERE id = ANY($1::bigint[])`, [
+              batch.map((one) => one.id.toString()),
+            ])
+            .then(() => {
+              done += batch.length;
+              for (const one of batch) one.resolve();
+            });
+        }),
+    });
+    await queue.start();
+    await addWork(db, new Date(Date.now() - 1000), 24);
+    await until(async () => done === 24);
+    await queue.stop();
+    expect(await pendingCount(db)).toBe(0);
+    expect(limits.length).toBeGreaterThanOrEqual(3);
+    expect(limits.every((limit) => limit === 8)).toBe(true);
+  });
+
   it('stop() waits for the items in progress', async () => {
     const db = database.db;
     let finished = false;
