@@ -25,6 +25,7 @@ import { LocalStreamSlots, type StreamSlots } from './http/event-stream/slots.js
 import { EventStreams } from './http/event-stream/streams.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
+import { lazySerializers } from './http/serializer.js';
 import { validatorCompiler } from './http/validator.js';
 import { AnswerParts, KeyClaimer } from './idempotency/index.js';
 import { Authenticator, type KeyVerification, VerificationCache } from './keys/index.js';
@@ -84,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // An automatic HEAD twin of each GET would run the GET's handler — and bill it — for no body.
     exposeHeadRoutes: false,
     forceCloseConnections: 'idle',
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   });
   app.setValidatorCompiler(validatorCompiler);
 

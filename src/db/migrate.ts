@@ -53,6 +53,7 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
  * leaves comments out). A recorded checksum is left as it is, so the previous release still starts.
  */
 export async function migrate(db: Database, migrations: Migration[] = loadMigrations()): Promise<number[]> {
+  if (await allApplied(db, migrations)) return [];
   const applied: number[] = [];
   for (const migration of migrations) {
     const didApply = await db.transaction(async (tx) => {
@@ -92,4 +93,24 @@ export async function migrate(db: Database, migrations: Migration[] = loadMigrat
     if (didApply) applied.push(migration.version);
   }
   return applied;
+}
+
+/**
+ * The usual start: every migration already recorded, unchanged. Two reads, no lock, say so
+ * (nothing is written, so nothing can race); anything else — a table not made yet, a migration
+ * missing or changed — goes through the locked loop above, which applies or refuses as before.
+ */
+async function allApplied(db: Database, migrations: Migration[]): Promise<boolean> {
+  const [table] = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('schema_migrations') IS NOT NULL AS present",
+  );
+  if (!table?.present) return false;
+  const rows = await db.query<{ version: number; checksum: string }>(
+    'SELECT version, checksum FROM schema_migrations',
+  );
+  const recorded = new Map(rows.map((row) => [Number(row.version), row.checksum]));
+  return migrations.every((migration) => {
+    const checksum = recorded.get(migration.version);
+    return checksum !== undefined && migration.accepted.includes(checksum);
+  });
 }

@@ -21,13 +21,17 @@ function needsConversion(schema: unknown): boolean {
  * converting every string-only path on every request is a measurable share of the hot path.
  */
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
-  const check = Compile(schema);
+  // Compiled at the part's first request, not at start: most of a process's routes never see one
+  // (docs/performance.md#command-start-up).
+  let compiled: ReturnType<typeof Compile<TSchema>> | undefined;
   const convert =
     httpPart !== 'body' && needsConversion(schema)
       ? (numericFields(schema) ?? ((value: unknown) => Value.Convert(schema, value)))
       : undefined;
   return (value: unknown) => {
     const candidate = convert ? convert(value) : value;
+    compiled ??= Compile(schema);
+    const check = compiled;
     if (check.Check(candidate)) return { value: candidate };
     return { error: check.Errors(candidate) as unknown as FastifySchemaValidationError[] };
   };

@@ -145,6 +145,30 @@ describe('migrations', () => {
     expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version));
   });
 
+  it('a start with every migration applied only reads: no transaction, no lock', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const all = loadMigrations();
+    await migrate(db, all);
+    let transactions = 0;
+    const counted = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'transaction')
+          return (fn: Parameters<Database['transaction']>[0]) => {
+            transactions++;
+            return target.transaction(fn);
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    expect(await migrate(counted, all)).toEqual([]);
+    expect(transactions).toBe(0);
+    // One more migration: the locked loop runs again, and applies only it.
+    const next = fakeMigrationLike({ ...(all.at(-1) as Migration), version: 9999, name: 'next' }, 'SELECT 1');
+    expect(await migrate(counted, [...all, next])).toEqual([9999]);
+    expect(transactions).toBe(all.length + 1);
+  });
+
   it('are applied exactly once when several processes start at the same moment', async () => {
     const dbs = await emptyDatabase(url ? 4 : 1);
     const steps = fakeMigrations([
