@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 import { scratchFolder } from '../helpers/db.js';
-import { freePort } from '../helpers/process.js';
+import { freePort, startService } from '../helpers/process.js';
 
 // Its own file beside test/e2e/start.test.ts: each pays for a first start of the real process, and
 // two files run side by side (docs/testing.md#where-the-time-goes).
@@ -56,18 +56,14 @@ describe('a first start on a port in use', { timeout: 2 * READY_WITHIN_MS + 60_0
     expect(stdout).not.toContain('API key');
     await new Promise<void>((resolve) => squatter.close(() => resolve()));
 
-    const second = spawn(process.execPath, [BIN, 'start'], { env });
-    children.push(second);
-    let output = '';
-    second.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    second.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    const deadline = Date.now() + READY_WITHIN_MS;
-    while (!output.includes('OpenAPI ') && second.exitCode === null && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
+    const second = await startService(
+      'start',
+      { SIBYL_DATA_DIR: dataDir, PORT: String(port) },
+      async (output) => output.includes('OpenAPI '),
+      READY_WITHIN_MS,
+    );
+    children.push(second.child);
+    const output = second.output();
     const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(output)?.[1];
     expect(key, output).toBeDefined();
     const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
@@ -76,8 +72,8 @@ describe('a first start on a port in use', { timeout: 2 * READY_WITHIN_MS + 60_0
     expect(account.status).toBe(200);
     expect(await account.json()).toMatchObject({ mode: 'sandbox', balanceUsd: '100.00' });
     await new Promise<number | null>((resolve) => {
-      second.on('exit', (c) => resolve(c));
-      second.kill('SIGTERM');
+      second.child.on('exit', (c) => resolve(c));
+      second.child.kill('SIGTERM');
     });
   });
 });

@@ -24,12 +24,15 @@ export interface ServiceProcess {
 
 /**
  * Starts the built `sibyl <role>` as a separate process with only the given environment, and waits
- * until `ready(output)` says it is up (or it exits); `output` is everything it wrote so far.
+ * until `ready(output)` says it is up (or it exits); `output` is everything it wrote so far. The
+ * deadline only turns a hang into a failure: 45 s for a start on a migrated database, more for a
+ * first start, which initialises and fills its directory.
  */
 export async function startService(
   role: 'start' | 'serve' | 'work',
   env: Record<string, string>,
   ready: (output: string) => Promise<boolean>,
+  readyWithinMs = 45_000,
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [BIN, role], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
@@ -50,7 +53,7 @@ export async function startService(
       await exited;
     },
   };
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + readyWithinMs;
   while (Date.now() < deadline) {
     if (await ready(output).catch(() => false)) return service;
     if (child.exitCode !== null) throw new Error(`sibyl ${role} exited early: ${output}`);

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, withTransaction } from '../../src/context.js';
 import type { Database, Sql } from '../../src/db/database.js';
 import { silentLog } from '../../src/logger.js';
 import { type AttemptRecord, AttemptRecorder } from '../../src/webhooks/attempt-recorder.js';
 import { type ClaimedDelivery, deliveryQueueHandler } from '../../src/webhooks/delivery.js';
-import { RETRY_DELAYS_MS, webhookOutbox } from '../../src/webhooks/outbox.js';
+import { RETRY_DELAYS_MS } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import * as sql from '../../src/webhooks/sql.js';
 import type { WebhookOutcome, WebhookRequest } from '../../src/webhooks/transport-port.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { enqueuePriceCallback } from './delivery-fixture.js';
 
 /**
  * The attempts a worker makes at once are recorded together (docs/webhooks.md#operating): outcomes
@@ -39,16 +39,7 @@ function countingDatabase(db: Database): { db: Database; finishes: () => number 
 }
 
 function enqueue(account: TestAccount, path: string): Promise<string> {
-  return withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
-    webhookOutbox.enqueueCallback(tx, {
-      accountId: account.accountId,
-      url: `https://hooks.example.com${path}`,
-      type: 'price',
-      status: 'completed',
-      requestId: `req${path.replaceAll('/', '_')}`,
-      data: {},
-    }),
-  );
+  return enqueuePriceCallback(ctx, account, path);
 }
 
 async function delivery(id: string) {

@@ -46,18 +46,21 @@ export async function deliveryFixture(options: {
       secrets: clearSecretBox,
       settings: { concurrency: 10, leaseMs: options.leaseMs },
     }),
-    enqueue(account, path) {
-      return withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
-        webhookOutbox.enqueueCallback(tx, {
-          accountId: account.accountId,
-          url: `https://hooks.example.com${path}`,
-          type: 'price',
-          status: 'completed',
-          requestId: `req${path.replaceAll('/', '_')}`,
-          data: {},
-        }),
-      );
-    },
+    enqueue: (account, path) => enqueuePriceCallback(ctx, account, path),
   };
   return fixture;
+}
+
+/** A price callback to https://hooks.example.com<path>, written as a result's transaction does. */
+export function enqueuePriceCallback(ctx: TestContext, account: TestAccount, path: string): Promise<string> {
+  return withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
+    webhookOutbox.enqueueCallback(tx, {
+      accountId: account.accountId,
+      url: `https://hooks.example.com${path}`,
+      type: 'price',
+      status: 'completed',
+      requestId: `req${path.replaceAll('/', '_')}`,
+      data: {},
+    }),
+  );
 }
