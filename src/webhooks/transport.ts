@@ -1,6 +1,6 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { blockedHostReason, isLocalhostName, isPublicAddress } from './addresses.js';
 import { MAX_RESPONSE_BYTES } from './config.js';
 import { plainHttpAllowed } from './port.js';
@@ -31,6 +31,11 @@ const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true,
  * to: host names are resolved by the connection's own `lookup`, every answer is checked and the
  * connection goes to a checked address, so no second resolution (DNS rebinding) can slip in
  * between check and connect. IP literals never reach `lookup` and are checked before the request.
+ *
+ * One Agent for every attempt: connections are kept alive and reused by the deliveries to the same
+ * origin, each new one checked as it connects; a reused one stays to the address checked when it was
+ * opened. Each attempt is one `dispatch` with a handler of its own (`Attempt`): no response stream,
+ * no AbortSignal, and each URL parsed and checked once (docs/webhooks.md#operating).
  */
 export function createGuardedTransport(options: TransportOptions): WebhookTransport {
   const resolver = options.resolver ?? systemResolver;
@@ -46,49 +51,155 @@ export function createGuardedTransport(options: TransportOptions): WebhookTransp
     keepAliveTimeout: 4000,
     connections: 16,
   });
+  const targets = targetCache(options.allowPrivateTargets);
 
   return {
-    async send(req: WebhookRequest): Promise<WebhookOutcome> {
-      const started = performance.now();
-      const latency = () => Math.round(performance.now() - started);
-      const refused = refusal(req.url, options.allowPrivateTargets);
-      if (refused) return { kind: 'error', ...refused, latencyMs: 0 };
-      try {
-        // request() never follows redirects: a 3xx comes back as an answer like any other.
-        const res = await request(req.url, {
-          dispatcher: agent,
-          method: 'POST',
-          headers: req.headers,
-          body: req.body,
-          signal: AbortSignal.timeout(options.timeoutMs),
-        });
-        const preview = await readCapped(res.body, options.maxResponseBytes);
-        return { kind: 'response', statusCode: res.statusCode, latencyMs: latency(), bodyPreview: preview };
-      } catch (err) {
-        const code = classify(err);
-        return { kind: 'error', code, message: MESSAGES[code], latencyMs: latency() };
-      }
+    send(req: WebhookRequest): Promise<WebhookOutcome> {
+      const target = targets(req.url);
+      if ('refused' in target) return Promise.resolve({ kind: 'error', ...target.refused, latencyMs: 0 });
+      return new Promise<WebhookOutcome>((resolve) => {
+        // A dispatcher never follows redirects: a 3xx comes back as an answer like any other.
+        agent.dispatch(
+          { origin: target.origin, path: target.path, method: 'POST', headers: req.headers, body: req.body },
+          new Attempt(options, resolve),
+        );
+      });
     },
     close: () => agent.close(),
   };
 }
 
+/** Where a callback URL is sent, or why it never is. */
+type Target = { origin: string; path: string } | { refused: { code: WebhookErrorCode; message: string } };
+
+/** URLs kept parsed and checked (endpoints' and callbacks' URLs); emptied when full. */
+const TARGETS_KEPT = 1024;
+
+/** Each URL's target, worked out once: a URL always gives the same one. */
+function targetCache(allowPrivate: boolean): (url: string) => Target {
+  const known = new Map<string, Target>();
+  return (url) => {
+    let target = known.get(url);
+    if (target === undefined) {
+      target = toTarget(url, allowPrivate);
+      if (known.size >= TARGETS_KEPT) known.clear();
+      known.set(url, target);
+    }
+    return target;
+  };
+}
+
 /** Checks made before connecting: the scheme, and a host written as an IP address. */
-function refusal(url: string, allowPrivate: boolean): { code: WebhookErrorCode; message: string } | null {
+function toTarget(url: string, allowPrivate: boolean): Target {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
-    return { code: 'connection', message: 'The callback URL is not a valid URL' };
+    return { refused: { code: 'connection', message: 'The callback URL is not a valid URL' } };
   }
   if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, { allowPrivateTargets: allowPrivate }))
-    return { code: 'connection', message: 'Callbacks are sent over HTTPS only' };
+    return { refused: { code: 'connection', message: 'Callbacks are sent over HTTPS only' } };
   // The same classifier as at submit: a non-public IP literal, a localhost or other special-use name
   // is never connected to (with private targets allowed, `.invalid` still: it resolves nowhere).
   if (blockedHostReason(parsed.hostname, allowPrivate) !== null) {
-    return { code: 'blocked_address', message: MESSAGES.blocked_address };
+    return { refused: { code: 'blocked_address', message: MESSAGES.blocked_address } };
   }
-  return null;
+  // As undici's request() sends a URL: its origin, and its path with the query, never the fragment.
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+}
+
+/**
+ * One attempt, as undici's dispatcher reports it: the status, at most `maxResponseBytes` of the
+ * answer (then the connection is dropped), and one outcome — the answer, an error, or the deadline
+ * `timeoutMs` after the attempt began (waiting for a pooled connection included), whichever is first.
+ */
+class Attempt implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private statusCode = 0;
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private readonly started = performance.now();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly options: Pick<TransportOptions, 'timeoutMs' | 'maxResponseBytes'>,
+    private readonly resolve: (outcome: WebhookOutcome) => void,
+  ) {
+    this.timer = setTimeout(expire, options.timeoutMs, this);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // The deadline passed while the request waited for a connection: it is never sent.
+    if (this.settled) controller.abort(new AttemptOver());
+    else this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number): void {
+    this.statusCode = statusCode; // a 1xx is followed by the answer's own status
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    if (this.size >= this.options.maxResponseBytes) {
+      this.answered();
+      controller.abort(new AttemptOver()); // the rest is never read: the connection is dropped
+    }
+  }
+
+  onResponseEnd(): void {
+    this.answered();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.failed(classify(err));
+  }
+
+  /** The deadline: the attempt is a timeout, and its request is aborted wherever it is. */
+  timedOut(): void {
+    this.failed('timeout');
+    this.controller?.abort(new AttemptOver());
+  }
+
+  private answered(): void {
+    if (this.settled) return;
+    const size = Math.min(this.size, this.options.maxResponseBytes);
+    const text = Buffer.concat(this.chunks, this.size).subarray(0, size).toString('utf8');
+    this.settle({
+      kind: 'response',
+      statusCode: this.statusCode,
+      latencyMs: this.latency(),
+      bodyPreview: text.slice(0, PREVIEW_CHARS),
+    });
+  }
+
+  private failed(code: WebhookErrorCode): void {
+    if (!this.settled)
+      this.settle({ kind: 'error', code, message: MESSAGES[code], latencyMs: this.latency() });
+  }
+
+  private settle(outcome: WebhookOutcome): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve(outcome);
+  }
+
+  private latency(): number {
+    return Math.round(performance.now() - this.started);
+  }
+}
+
+function expire(attempt: Attempt): void {
+  attempt.timedOut();
+}
+
+/** Why an attempt's request is aborted once its outcome is settled (never reported). */
+class AttemptOver extends Error {
+  constructor() {
+    super('the attempt is over');
+  }
 }
 
 /**
@@ -119,23 +230,6 @@ function checkingLookup(resolver: Resolver, allowPrivate: boolean): LookupFuncti
       (err: NodeJS.ErrnoException) => callback(err, ''),
     );
   };
-}
-
-async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(): unknown },
-  max: number,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= max) {
-      body.destroy(); // the rest is never read: the connection is dropped
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, Math.min(size, max)).toString('utf8').slice(0, PREVIEW_CHARS);
 }
 
 const MESSAGES: Record<WebhookErrorCode, string> = {
