@@ -6,6 +6,8 @@ import * as sql from './sql.js';
 
 /** A session ends this long after its last request (docs/dashboard.md#sessions)… */
 export const SESSION_IDLE_MS = sql.SESSION_IDLE_HOURS * 60 * 60 * 1000;
+/** …as `last_seen_at` records it, moved at most this often (sql.TOUCH_SESSION). */
+export const SESSION_TOUCH_MS = 60 * 1000;
 /** …and at the latest this long after sign-in. */
 export const SESSION_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** The cookie that carries the session token. */
@@ -61,6 +63,7 @@ export async function resumeSession(ctx: Context, token: string | undefined): Pr
     tokenHash(token),
     now,
     new Date(now.getTime() - SESSION_IDLE_MS),
+    new Date(now.getTime() - SESSION_TOUCH_MS),
   ]);
   if (!row) return null;
   // A session is started for a wallet that signed in, and that wallet's row is never deleted.

@@ -21,14 +21,26 @@ export const INSERT_SESSION = `
   INSERT INTO dashboard_sessions (id, token_hash, wallet_address, created_at, last_seen_at, expires_at)
   VALUES ($1, $2, $3, $4, $4, $5)`;
 
-// Reading a session is also what keeps it alive: one statement checks both lifetimes and moves
-// last_seen_at, so an idle session ends 12 hours after its last request on any instance. Its
-// wallet's accounts are the accounts room's (signInWallet).
+// Reading a session is also what keeps it alive: one statement checks both lifetimes ($3: 12 idle
+// hours before now, $2) and moves last_seen_at, so an idle session ends 12 hours after its last
+// request on any instance. The move is written at most once a minute ($4: a minute before now): an
+// open event stream reads its session every second (docs/dashboard.md#sessions), and a row written
+// every second per stream would be a write per stream a second for nothing. Its wallet's accounts are
+// the accounts room's (signInWallet).
 export const TOUCH_SESSION = statement(
   'dashboard_touch_session',
-  `UPDATE dashboard_sessions SET last_seen_at = $2
-    WHERE token_hash = $1 AND expires_at > $2 AND last_seen_at > $3
-   RETURNING id, wallet_address, created_at, last_seen_at, expires_at`,
+  `WITH live AS (
+     SELECT id, wallet_address, created_at, last_seen_at, expires_at FROM dashboard_sessions
+      WHERE token_hash = $1 AND expires_at > $2 AND last_seen_at > $3
+   ), touched AS (
+     UPDATE dashboard_sessions s SET last_seen_at = $2
+       FROM live
+      WHERE s.id = live.id AND live.last_seen_at <= $4
+     RETURNING s.last_seen_at
+   )
+   SELECT id, wallet_address, created_at, coalesce((SELECT last_seen_at FROM touched), last_seen_at) AS last_seen_at,
+          expires_at
+     FROM live`,
 );
 
 export const DELETE_SESSION = 'DELETE FROM dashboard_sessions WHERE token_hash = $1';

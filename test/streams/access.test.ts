@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../../src/accounts/accounts.js';
 import { createContext } from '../../src/context.js';
+import { SESSION_IDLE_MS, SESSION_TOUCH_MS } from '../../src/dashboard/sessions.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import type { TestContext } from '../helpers/context.js';
 import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
@@ -147,6 +149,41 @@ describe('a dashboard stream', () => {
     await client.until(() => named(client, 'market').length >= 1);
     const out = await alice.call('POST', '/dashboard/api/auth/logout');
     expect(out.status).toBe(200);
+    await lookAfterSync();
+    await ended(client, 'SESSION_EXPIRED');
+  });
+
+  it('keeps a page open only as a stream signed in, its last_seen_at written at most once a minute', async () => {
+    await alice.signIn();
+    const token = (alice.cookie as string).split('=')[1] as string;
+    const row = async () => {
+      const [found] = await ctx.database.db.query<{ last_seen_at: Date; version: string }>(
+        'SELECT last_seen_at, xmin::text AS version FROM dashboard_sessions WHERE token_hash = $1',
+        [createHash('sha256').update(token).digest()],
+      );
+      if (!found) throw new Error('the session row is gone');
+      return { lastSeen: found.last_seen_at.getTime(), version: found.version };
+    };
+    const client = await open();
+    await client.until(() => named(client, 'market').length >= 1);
+    const versions = new Set([(await row()).version]);
+    // 150 checks a second apart: the session is read at each, its row written twice (a minute, then
+    // two minutes, after the last write), and the idle end never comes nearer than 12 hours less a minute.
+    for (let second = 0; second < 150; second++) {
+      await lookAfterSync();
+      const now = ctx.clock.now().getTime();
+      const { lastSeen, version } = await row();
+      versions.add(version);
+      expect(now - lastSeen, `after ${second + 1} s`).toBeLessThan(SESSION_TOUCH_MS);
+    }
+    expect(client.ended()).toBe(false);
+    expect(versions.size).toBe(3);
+    const session = await alice.call('GET', '/dashboard/api/auth/session');
+    expect(session.status).toBe(200);
+    const idleEnd = Date.parse((session.body.session as { idleExpiresAt: string }).idleExpiresAt);
+    expect(idleEnd).toBeGreaterThan(ctx.clock.now().getTime() + SESSION_IDLE_MS - SESSION_TOUCH_MS);
+    // Signed out: the next check, a second later as before the throttle, ends the stream.
+    expect((await alice.call('POST', '/dashboard/api/auth/logout')).status).toBe(200);
     await lookAfterSync();
     await ended(client, 'SESSION_EXPIRED');
   });
