@@ -62,6 +62,25 @@ describe('the webhook transport, against real HTTPS receivers on loopback', () =
     await impatient.close();
   });
 
+  it('the deadline counts the wait for a pooled connection: an attempt still waiting then is never sent', async () => {
+    receiver.setHandler(() => 'handled'); // never answers: every connection stays busy
+    const impatient = createGuardedTransport({
+      allowPrivateTargets: true,
+      timeoutMs: 300,
+      maxResponseBytes: MAX,
+      ca: (await testCertificate()).cert,
+    });
+    const before = receiver.received.length;
+    // 20 attempts to one origin, 16 connections: 4 wait for one until their deadline.
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => send(`${receiver.url}/queued`, impatient)),
+    );
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ kind: 'error', code: 'timeout' });
+    await impatient.close();
+    // Those that had a connection may have been sent (as far as the loaded machine got in 300 ms).
+    expect(receiver.received.length - before).toBeLessThanOrEqual(16);
+  });
+
   it('reads at most 64 KiB of a 10 MiB answer, then drops the connection', async () => {
     let written = 0;
     let closedEarly = false;
@@ -154,6 +173,56 @@ describe('the webhook transport, against real HTTPS receivers on loopback', () =
       expect(bodies).toHaveLength(3);
     } finally {
       await new Promise<void>((r) => plain.close(() => r()));
+    }
+  });
+
+  it('keeps connections to an origin and reuses them: the host is resolved and checked once a connection', async () => {
+    const pems = await generate([{ name: 'commonName', value: 'receiver.test' }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+      extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'receiver.test' }] }],
+    });
+    const paths: string[] = [];
+    const server = createTlsServer({ cert: pems.cert, key: pems.private }, (req, res) => {
+      paths.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    let connections = 0;
+    server.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    let lookups = 0;
+    const pooled = createGuardedTransport({
+      allowPrivateTargets: true, // the name resolves to loopback here; the check runs all the same
+      timeoutMs: 10_000,
+      maxResponseBytes: MAX,
+      ca: pems.cert,
+      resolver: async (hostname) => {
+        lookups += 1;
+        expect(hostname).toBe('receiver.test');
+        return [{ address: '127.0.0.1', family: 4 }];
+      },
+    });
+    try {
+      // Three endpoints of one origin, 20 attempts at once, three times over.
+      for (let round = 0; round < 3; round++) {
+        const outcomes = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => send(`https://receiver.test:${port}/fanout-${i % 3}`, pooled)),
+        );
+        for (const outcome of outcomes) expect(outcome).toMatchObject({ kind: 'response', statusCode: 200 });
+      }
+      expect(paths).toHaveLength(60);
+      expect(new Set(paths)).toEqual(new Set(['/fanout-0', '/fanout-1', '/fanout-2']));
+      // At most 16 connections to an origin, kept between rounds; one lookup (and check) for each.
+      expect(connections).toBeLessThanOrEqual(16);
+      expect(lookups).toBe(connections);
+    } finally {
+      await pooled.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 
