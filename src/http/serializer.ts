@@ -6,6 +6,13 @@ type SerializerFactory = NonNullable<
 >;
 
 /**
+ * Each response schema's serializer, compiled once in a process and shared by every app built in it
+ * with the same (no) shared schemas and options: a serializer is a function of its schema alone, and
+ * the tests build an app per file, each of which compiled its own (docs/testing.md#where-the-time-goes).
+ */
+const compiledBySchema = new WeakMap<object, (data: unknown) => string>();
+
+/**
  * Fastify's own response serializers (fast-json-stringify, the same options and shared schemas),
  * each compiled on the first answer that needs it instead of for every route and status at start:
  * compiling them all was most of what building the API cost a process start
@@ -14,10 +21,19 @@ type SerializerFactory = NonNullable<
  */
 export const lazySerializers: SerializerFactory = (externalSchemas, options) => {
   const compile = SerializerSelector()(externalSchemas, options);
+  const shared =
+    Object.keys(externalSchemas ?? {}).length === 0 && Object.keys(options ?? {}).length === 0
+      ? compiledBySchema
+      : undefined;
   return (route) => {
+    const key =
+      shared && typeof route.schema === 'object' && route.schema !== null ? route.schema : undefined;
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => {
-      serialize ??= compile(route);
+      if (!serialize) {
+        serialize = (key && shared?.get(key)) || compile(route);
+        if (key) shared?.set(key, serialize);
+      }
       return serialize(data);
     };
   };
