@@ -7,10 +7,12 @@ type SerializerFactory = NonNullable<
 
 /**
  * Each response schema's serializer, compiled once in a process and shared by every app built in it
- * with the same (no) shared schemas and options: a serializer is a function of its schema alone, and
- * the tests build an app per file, each of which compiled its own (docs/testing.md#where-the-time-goes).
+ * with no shared schemas or options: a serializer is a function of its schema's JSON alone (the key
+ * here), and the tests build an app per file, each of which compiled its own
+ * (docs/testing.md#where-the-time-goes). Each app declares its routes' schemas anew, so an object
+ * cannot be the key. A few hundred schemas at most: one per route and status.
  */
-const compiledBySchema = new WeakMap<object, (data: unknown) => string>();
+const compiledBySchema = new Map<string, (data: unknown) => string>();
 
 /**
  * Fastify's own response serializers (fast-json-stringify, the same options and shared schemas),
@@ -26,15 +28,23 @@ export const lazySerializers: SerializerFactory = (externalSchemas, options) => 
       ? compiledBySchema
       : undefined;
   return (route) => {
-    const key =
-      shared && typeof route.schema === 'object' && route.schema !== null ? route.schema : undefined;
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => {
       if (!serialize) {
-        serialize = (key && shared?.get(key)) || compile(route);
-        if (key) shared?.set(key, serialize);
+        const key = shared ? keyOf(route.schema) : undefined;
+        serialize = (key !== undefined && shared?.get(key)) || compile(route);
+        if (key !== undefined) shared?.set(key, serialize);
       }
       return serialize(data);
     };
   };
 };
+
+/** A schema's JSON, or undefined for one that has none (a BigInt in it): not shared then. */
+function keyOf(schema: unknown): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
+}
