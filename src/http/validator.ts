@@ -15,6 +15,21 @@ function needsConversion(schema: unknown): boolean {
 }
 
 /**
+ * Each schema's TypeBox check, compiled once in a process and shared by every app built in it (the
+ * tests build an app per file): a check is a function of its schema alone.
+ */
+const checks = new WeakMap<TSchema, ReturnType<typeof Compile<TSchema>>>();
+
+function checkFor(schema: TSchema): ReturnType<typeof Compile<TSchema>> {
+  let check = checks.get(schema);
+  if (!check) {
+    check = Compile(schema);
+    checks.set(schema, check);
+  }
+  return check;
+}
+
+/**
  * TypeBox validation compiled once per route part. Bodies are JSON and checked as sent (no
  * coercion: `"name": 123` is an error, not "123"); path, query and header values are text, and are
  * converted to the schema's numbers or booleans — but only when the schema has any, because
@@ -30,7 +45,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
       : undefined;
   return (value: unknown) => {
     const candidate = convert ? convert(value) : value;
-    compiled ??= Compile(schema);
+    compiled ??= checkFor(schema);
     const check = compiled;
     if (check.Check(candidate)) return { value: candidate };
     return { error: check.Errors(candidate) as unknown as FastifySchemaValidationError[] };

@@ -1,4 +1,13 @@
-import { accessSync, constants, cpSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statfsSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { inject } from 'vitest';
@@ -84,6 +93,38 @@ export function scratchFolder(prefix: string): string {
 /** A private copy of the migrated PGlite template (or the unmigrated one), as a data directory. */
 export function copyPgliteTemplate(which: 'migrated' | 'empty' = 'migrated'): string {
   const dir = join(scratchFolder('sibyl-test-'), 'data');
-  cpSync(inject(which === 'migrated' ? 'pgliteTemplate' : 'pgliteEmptyTemplate'), dir, { recursive: true });
+  copyTree(inject(which === 'migrated' ? 'pgliteTemplate' : 'pgliteEmptyTemplate'), dir);
   return dir;
+}
+
+/** Each template's folders and files, listed once per worker: a template is never written. */
+const treeListings = new Map<string, { folders: string[]; files: string[] }>();
+
+/**
+ * Copies a template's files (~630 in the migrated one): cpSync stats each file twice and chmods it after copying, which
+ * made it twice the CPU of listing the tree once and copying each file (copyFileSync keeps its mode).
+ */
+function copyTree(from: string, to: string): void {
+  let listing = treeListings.get(from);
+  if (!listing) {
+    const folders: string[] = [];
+    const files: string[] = [];
+    const visit = (relative: string) => {
+      for (const entry of readdirSync(join(from, relative), { withFileTypes: true })) {
+        const path = join(relative, entry.name);
+        if (entry.isDirectory()) {
+          folders.push(path);
+          visit(path);
+        } else {
+          files.push(path);
+        }
+      }
+    };
+    visit('');
+    listing = { folders, files };
+    treeListings.set(from, listing);
+  }
+  mkdirSync(to, { mode: 0o700 });
+  for (const folder of listing.folders) mkdirSync(join(to, folder), { mode: 0o700 });
+  for (const file of listing.files) copyFileSync(join(from, file), join(to, file));
 }
