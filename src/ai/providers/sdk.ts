@@ -58,7 +58,8 @@ const providerAgent = new Agent({ keepAliveTimeout: 30_000 });
  * last applied first; a coding it does not know leaves the bytes as they are, as `fetch` does.
  */
 function decoded(bytes: Uint8Array, contentEncoding: string | string[] | undefined): Uint8Array {
-  const codings = [contentEncoding ?? []]
+  if (contentEncoding === undefined) return bytes;
+  const codings = [contentEncoding]
     .flat()
     .flatMap((value) => value.split(','))
     .map((coding) => coding.trim().toLowerCase())
@@ -74,6 +75,66 @@ function decoded(bytes: Uint8Array, contentEncoding: string | string[] | undefin
     } else return out;
   }
   return out;
+}
+
+/**
+ * A provider's answer, read whole, as the `Response` the SDK reads — without the web stream a
+ * `Response` keeps its body in: Node 20 makes each `ReadableStream` transferable as it builds it, a
+ * cost of every model call (docs/performance.md#ai-resolution-with-tools). Its status and headers
+ * are a real `Response`'s; its `body` is the bytes as one chunk through `getReader()` (`read`,
+ * `cancel`, `releaseLock`: all the AI SDK reads of a body), and `text()`, `json()`, `arrayBuffer()`,
+ * `blob()` answer the same bytes. A body is read once, as `fetch`'s is.
+ */
+function readResponse(bytes: Uint8Array | null, init: ResponseInit): Response {
+  const response = new Response(null, init);
+  let used = false;
+  const take = (): Uint8Array => {
+    if (used) throw new TypeError('Body is unusable: Body has already been read');
+    used = true;
+    return bytes ?? new Uint8Array(0);
+  };
+  const text = async () => new TextDecoder().decode(take());
+  const reader = (chunk: Uint8Array) => {
+    let done = false;
+    return {
+      closed: Promise.resolve(undefined),
+      read: async () => {
+        if (done) return { done: true as const, value: undefined };
+        done = true;
+        return { done: false as const, value: chunk };
+      },
+      cancel: async () => {
+        done = true;
+      },
+      releaseLock: () => {},
+    };
+  };
+  Object.defineProperties(response, {
+    bodyUsed: { get: () => used },
+    body: {
+      get: () => {
+        if (bytes === null) return null;
+        const chunk = take();
+        return { locked: true, getReader: () => reader(chunk) };
+      },
+    },
+    text: { value: text },
+    json: { value: async () => JSON.parse(await text()) },
+    arrayBuffer: {
+      value: async () => {
+        const b = take();
+        return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+      },
+    },
+    blob: { value: async () => new Blob([take()], { type: response.headers.get('content-type') ?? '' }) },
+    clone: {
+      value: () => {
+        if (used) throw new TypeError('Response.clone: Body has already been consumed.');
+        return readResponse(bytes, init);
+      },
+    },
+  });
+  return response;
 }
 
 function requestHeaders(headers: RequestInit['headers']): Record<string, string> {
@@ -136,7 +197,7 @@ export const noRedirectFetch: typeof fetch = async (input, init) => {
     if (Array.isArray(value)) for (const item of value) headers.append(name, item);
     else if (value !== undefined) headers.append(name, value);
   }
-  return new Response(NULL_BODY.has(status) ? null : bytes, {
+  return readResponse(NULL_BODY.has(status) ? null : bytes, {
     status,
     statusText: answer.statusText,
     headers,
