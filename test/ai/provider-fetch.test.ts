@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { noRedirectFetch } from '../../src/ai/providers/sdk.js';
+import { noRedirectFetch } from '../../src/ai/providers/fetch.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
 
 /**
- * The `Response` a provider call gets back (src/ai/providers/sdk.ts): read whole, without a web
+ * The `Response` a provider call gets back (src/ai/providers/fetch.ts): read whole, without a web
  * stream, yet read as `fetch`'s is — through `body.getReader()` as the AI SDK reads it, or `text()`,
  * `json()`, `arrayBuffer()`, `blob()` — and only once.
  */
