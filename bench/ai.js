@@ -155,6 +155,16 @@ async function wallScenario(db, dbUrl, account, failures, tools = false) {
   }
 }
 
+/**
+ * Callback delivery attempts made so far. The bench's callback host does not resolve, so each
+ * callback is retried 5 s after its first attempt: a run that lasts longer makes more attempts
+ * within its CPU window (the service's CPU counts them), whatever its resolutions cost.
+ */
+async function callbackAttempts(db) {
+  const [row] = await db.query('SELECT coalesce(sum(attempts), 0) AS n FROM webhook_deliveries');
+  return Number(row.n);
+}
+
 function percentile(values, p) {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
@@ -197,6 +207,7 @@ async function loadScenario(
       if (probing && probed) probes.push(probe());
     }, PROBE_INTERVAL_MS);
 
+    const attemptsBefore = await callbackAttempts(db);
     const cpu = { service: processCpuSeconds(service.pid), postgres: postgresCpuSeconds() };
     const started = performance.now();
     const submitted = await Promise.all(
@@ -218,6 +229,7 @@ async function loadScenario(
     const elapsed = performance.now() - started;
     const serviceCpu = cpuSecondsSince(service.pid, cpu.service);
     const postgresCpu = postgresCpuSince(cpu.postgres, postgresCpuSeconds());
+    const attempts = (await callbackAttempts(db)) - attemptsBefore;
     const perResolutionMs = (/** @type {number | null} */ seconds) =>
       seconds === null ? null : (seconds * 1000) / LOAD_COUNT;
     probing = false;
@@ -231,6 +243,7 @@ async function loadScenario(
       elapsed,
       cpuService: perResolutionMs(serviceCpu),
       cpuPostgres: perResolutionMs(postgresCpu),
+      attempts,
       probes: latencies.length,
       p50: percentile(latencies, 50) ?? Number.NaN,
       p99: percentile(latencies, 99) ?? Number.NaN,
@@ -309,11 +322,12 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
           `CPU per resolution: service ${ms2(r.cpuService)} ms with tools, ${ms2(bare.cpuService)} ms without ` +
           `(**${cpuRatio === null ? '—' : cpuRatio.toFixed(2)}×**, goal ≤ 1.2: ${cpuRatio !== null && cpuRatio <= 1.2 ? 'met' : 'NOT met'}), ` +
           `PostgreSQL ${ms2(r.cpuPostgres)} ms with, ${ms2(bare.cpuPostgres)} ms without` +
-          ' (both without price probes).',
+          ` (both without price probes; callback attempts in the window: ${r.attempts} with, ${bare.attempts} without).`,
         '',
       );
       process.stderr.write(
-        `ai-tools: ratio ${wall.ratio.toFixed(3)}, service CPU ${ms2(r.cpuService)} / ${ms2(bare.cpuService)} ms\n`,
+        `ai-tools: ratio ${wall.ratio.toFixed(3)}, service CPU ${ms2(r.cpuService)} / ${ms2(bare.cpuService)} ms, ` +
+          `callback attempts ${r.attempts} / ${bare.attempts}\n`,
       );
     }
     const report = await reconcileLedger(db);

@@ -2,10 +2,11 @@ import type { Clock } from '../../lib/clock.js';
 import type { ModelSlot } from '../config.js';
 import type { ProviderKind, ResolutionModel } from '../types.js';
 import { createAnthropicModel } from './anthropic.js';
+import { noRedirectFetch } from './fetch.js';
 import { createGoogleModel } from './google.js';
 import { createOpenAIModel } from './openai.js';
 import { createOpenAICompatibleModel } from './openai-compatible.js';
-import { type AdapterDeps, noRedirectFetch } from './sdk.js';
+import type { AdapterDeps } from './sdk.js';
 import { createXaiModel } from './xai.js';
 
 interface Registration {
