@@ -5,7 +5,6 @@ import { AppError } from '../errors.js';
 import { getBalance, refundCharge } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
-import { Semaphore } from '../lib/semaphore.js';
 import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
@@ -285,39 +284,33 @@ function expectedFailure(err: unknown): Outcome | null {
   return null;
 }
 
-/** A process's finishings take turns: ten at once cost PostgreSQL twice the CPU (docs/jobs.md#claims). */
-const turns = new WeakMap<JobRunnerDeps, Semaphore>();
-
 /**
  * Finishes jobs together; should that fail, finishes each alone, so that one job whose finishing
  * fails (it is retried after the lease) does not hold back the others.
  */
 async function finishJobs(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   if (ran.length === 0) return;
-  const turn = turns.get(deps) ?? new Semaphore(1);
-  turns.set(deps, turn);
-  const finishTogether = (some: Ran[]) => turn.run(() => finishInTurn(deps, some));
   try {
-    await finishTogether(ran);
+    await finishTogether(deps, ran);
   } catch (err) {
     if (ran.length === 1) throw err;
     deps.log.warn(
       { err, jobs: ran.length },
       'finishing scheduled jobs together failed; finishing each alone',
     );
-    const results = await Promise.allSettled(ran.map((one) => finishTogether([one])));
+    const results = await Promise.allSettled(ran.map((one) => finishTogether(deps, [one])));
     const failed = results.filter((r) => r.status === 'rejected');
     if (failed.length > 0) throw failed[0]?.reason;
   }
 }
 
 /**
- * One statement (no refund, no callback) or one transaction finishes the jobs and records their
- * events (`job.completed`, `job.failed`: one statement for all of them); when a job failed or has a
- * callback, it also refunds the failed ones and writes the callbacks' outbox rows. Each job's
- * status, result, refund, event and callback commit together, and only for a job whose lease holds.
+ * One transaction finishes the jobs and records their events (`job.completed`, `job.failed`: one
+ * statement for all of them); when a job failed or has a callback, it also refunds the failed ones
+ * and writes the callbacks' outbox rows. Each job's status, result, refund, event and callback
+ * commit together, and only for a job whose lease still holds.
  */
-async function finishInTurn(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
+async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   const finishing = (deliveries?: ReadonlyMap<string, string>) =>
     JSON.stringify(
       Object.fromEntries(
@@ -338,13 +331,16 @@ async function finishInTurn(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   const held = (rows: { id: string }[]): Ran[] => rows.flatMap((row) => byId.get(row.id) ?? []);
   if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
     // Nothing to refund, no callback: one statement completes them and records their events.
-    const told = ({ job, outcome }: Ran) => ({
-      t: job.lease_token,
-      e: newEventId(),
-      r: JSON.stringify(outcome.ok && outcome.result),
-    });
-    const completing = JSON.stringify(Object.fromEntries(ran.map((one) => [one.job.id, told(one)])));
-    const rows = await deps.db.query<{ id: string }>(FINISH_COMPLETED, [completing, deps.clock.now()]);
+    const completing = Object.fromEntries(
+      ran.map(({ job, outcome }) => [
+        job.id,
+        { t: job.lease_token, e: newEventId(), r: JSON.stringify(outcome.ok ? outcome.result : null) },
+      ]),
+    );
+    const rows = await deps.db.query<{ id: string }>(FINISH_COMPLETED, [
+      JSON.stringify(completing),
+      deps.clock.now(),
+    ]);
     warnLostLeases(deps, ran, held(rows));
     return;
   }
