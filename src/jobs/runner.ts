@@ -8,12 +8,14 @@ import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
-import type { CallbackOutbox } from '../webhooks/index.js';
+import { type CallbackOutbox, eventsOf, newEventId } from '../webhooks/index.js';
 import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.js';
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
 import { enqueueJobCallback, type Outcome, recordJobEvents } from './told.js';
+
+const FINISH_COMPLETED = sql.finishCompleted(eventsOf);
 
 export interface JobRunnerDeps {
   db: Database;
@@ -327,16 +329,22 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
   const byId = new Map(ran.map((one) => [one.job.id, one]));
   // The jobs this worker still held, as it ran them (the columns read here never change).
   const held = (rows: { id: string }[]): Ran[] => rows.flatMap((row) => byId.get(row.id) ?? []);
-  const ctx = createContext(deps.db, deps.clock);
   if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
-    // Nothing to refund, no callback: FINISH, then the events of the jobs it finished.
-    await withTransaction(ctx, async (tx) => {
-      const finished = held(await tx.tx.query<{ id: string }>(sql.FINISH, [finishing(), tx.clock.now()]));
-      warnLostLeases(deps, ran, finished);
-      await recordJobEvents(tx, finished);
-    });
+    // Nothing to refund, no callback: one statement completes them and records their events.
+    const completing = Object.fromEntries(
+      ran.map(({ job, outcome }) => [
+        job.id,
+        { t: job.lease_token, e: newEventId(), r: JSON.stringify(outcome.ok ? outcome.result : null) },
+      ]),
+    );
+    const rows = await deps.db.query<{ id: string }>(FINISH_COMPLETED, [
+      JSON.stringify(completing),
+      deps.clock.now(),
+    ]);
+    warnLostLeases(deps, ran, held(rows));
     return;
   }
+  const ctx = createContext(deps.db, deps.clock);
   await withTransaction(ctx, async (tx) => {
     const locked = held(
       await tx.tx.query<{ id: string }>(sql.LOCK_HELD, [heldLeases(ran.map((r) => r.job))]),

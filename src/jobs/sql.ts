@@ -151,6 +151,41 @@ export const FINISH = statement(
 );
 
 /**
+ * Completes the jobs of $1 (`{ "<id>": { t: <lease token>, e: <event id>, r: <result, JSON text> } }`)
+ * that still hold their lease, and records each one's `job.completed` (id `e`, at $2) with its
+ * deliveries, in one statement (one commit): a finishing batch with no refund and no callback, the
+ * usual one (docs/jobs.md#claims). `events` are the webhooks room's CTEs (`eventsOf`), given the
+ * event's data as the delivery carries it — `{ jobId, type, requestId, result }`, the result as the
+ * worker wrote it — built only for an event an endpoint takes; the event's row keeps the job's id,
+ * type and request id, not its result a second time (docs/webhooks.md#account-events). Returns the
+ * ids of the jobs it completed. It replaces FINISH then the events' own statement, whose 1,000
+ * payloads the worker built and sent whether or not any endpoint was there.
+ */
+export function finishCompleted(eventsOf: (payloadData: string) => { ctes: string; woken: string }) {
+  const events = eventsOf(
+    `'{"jobId":' || to_json(t.job_id)::text || ',"type":"' || t.kind || '","requestId":' ||
+       to_json(t.request_id)::text || ',"result":' || t.result || '}'`,
+  );
+  return statement(
+    'jobs_finish_completed',
+    `WITH finished AS (
+       UPDATE scheduled_jobs j
+          SET status = 'COMPLETED', result = ($1::jsonb -> j.id ->> 'r')::jsonb, error = NULL, finished_at = $2,
+              lease_until = NULL, lease_token = NULL
+        WHERE ${HELD} AND j.lease_token = $1::jsonb -> j.id ->> 't'
+       RETURNING j.id, j.account_id, j.mode, j.job_type, j.request_id
+     ), told AS (
+       SELECT $1::jsonb -> f.id ->> 'e' AS id, f.account_id, f.mode, 'job.completed' AS type,
+              jsonb_build_object('jobId', f.id, 'type', k.kind, 'requestId', f.request_id) AS data,
+              $2::timestamptz AS created_at, f.id AS job_id, k.kind, f.request_id, $1::jsonb -> f.id ->> 'r' AS result
+         FROM finished f,
+              LATERAL (SELECT CASE f.job_type WHEN 'AI_RESOLUTION' THEN 'ai' ELSE 'price' END AS kind) k
+     )${events.ctes}
+     SELECT f.id, ${events.woken} AS woke FROM finished f`,
+  );
+}
+
+/**
  * Gives back the attempt of the jobs of $1 (`{ "<id>": "<lease token>" }`) still leased: a worker
  * that cannot sign (a rotation retired its attestation key) leaves them to come back after their
  * lease, to a worker that can, without spending one of their runs.

@@ -1,5 +1,6 @@
 import { statement } from '../db/database.js';
 import { pruneStatement } from '../db/prune.js';
+import { MAX_ATTEMPTS } from './outbox.js';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from './sql.js';
 
 /**
@@ -60,3 +61,40 @@ export const PRUNE_EVENTS = pruneStatement({
             WHERE d.event_id = account_events.id AND d.status IN ('PENDING', 'SENDING'))`,
   orderBy: 'created_at',
 });
+
+/**
+ * The events of rows a statement already has, and their deliveries, as CTEs to append to that
+ * statement's own `WITH` (a finishing batch's `job.completed`, src/jobs/sql.ts): the statement
+ * defines `told` (id, account_id, mode, type, data jsonb, created_at, and whatever `payloadData`
+ * reads) and ends with a SELECT that may read `delivered` and `woken` (see RECORD_EVENTS, of which
+ * this is the shape without once-keys: every row of `told` is an event, so its deliveries are read
+ * from `told`, joined to the endpoints only — a join of `told` to the inserted rows was planned as a
+ * nested loop, 1,000 × 1,000 comparisons for a batch). The delivery body is RECORD_EVENTS' `{ id, type, createdAt,
+ * mode, data }`, byte for byte, built here from `payloadData` (SQL over `t`, a row of `told`: the
+ * event's data as JSON text) only for the events an endpoint takes: a batch for an account with no
+ * endpoint builds none. `woken` is an expression that wakes the workers and the accounts' streams
+ * when a delivery was written.
+ */
+export function eventsOf(payloadData: string): { ctes: string; woken: string } {
+  const createdAt = `to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  const payload = `'{"id":' || to_json(t.id)::text || ',"type":' || to_json(t.type)::text || ',"createdAt":"' ||
+       ${createdAt} || '","mode":' || to_json(t.mode)::text || ',"data":' || (${payloadData}) || '}'`;
+  return {
+    ctes: `, event AS (
+     INSERT INTO account_events (id, account_id, mode, type, data, created_at)
+     SELECT id, account_id, mode, type, data, created_at FROM told
+     RETURNING id
+   ), delivered AS (
+     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,
+                                     created_at, endpoint_id, event_id)
+     SELECT t.id || '_' || e.id, t.account_id, e.url, t.type, t.id, ${payload}, 'PENDING', t.created_at,
+            ${MAX_ATTEMPTS}, t.created_at, e.id, t.id
+       FROM told t JOIN webhook_endpoints e ON e.account_id = t.account_id AND e.mode = t.mode
+      WHERE e.enabled AND (t.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+     RETURNING account_id
+   )`,
+    woken: `(SELECT count(*) FROM (SELECT DISTINCT account_id FROM delivered) d
+            WHERE pg_notify('${DELIVERIES_CHANNEL}', '') IS NOT NULL
+              AND pg_notify('${EVENTS_CHANNEL}', d.account_id) IS NOT NULL)::integer`,
+  };
+}

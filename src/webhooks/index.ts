@@ -20,4 +20,5 @@ export async function loadTransport(settings: { allowPrivateTargets: boolean; ti
 }
 
 /** Account events (docs/webhooks.md#account-events): recorded in the caller's transaction. */
-export { type ManyEventsInput, recordAccountEvent, recordAccountEvents } from './events.js';
+export { type ManyEventsInput, newEventId, recordAccountEvent, recordAccountEvents } from './events.js';
+export { eventsOf } from './events-sql.js';

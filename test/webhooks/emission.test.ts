@@ -162,6 +162,20 @@ describe('events of scheduled jobs without a callbackUrl', () => {
       expect(event.data.result).toMatchObject({ symbol: 'SOL', requestId: event.data.requestId });
     }
     expect(new Set(events.map((e) => e.id)).size).toBe(3);
+    // The body, built by the finishing statement, is written as every event's: compact JSON, its
+    // fields and the result's in the order the worker wrote them (not jsonb's), at the finish time.
+    const bodies = await ctx.database.db.query<{ payload: string }>(
+      'SELECT payload FROM webhook_deliveries WHERE endpoint_id = $1',
+      [jobs],
+    );
+    for (const { payload } of bodies) {
+      const body = JSON.parse(payload);
+      expect(payload).toBe(JSON.stringify(body));
+      expect(Object.keys(body)).toEqual(['id', 'type', 'createdAt', 'mode', 'data']);
+      expect(Object.keys(body.data)).toEqual(['jobId', 'type', 'requestId', 'result']);
+      expect(Object.keys(body.data.result).slice(0, 2)).toEqual(['requestId', 'symbol']);
+      expect(body.createdAt).toBe(ctx.clock.now().toISOString());
+    }
     expect(await eventsTo(failures)).toEqual([]);
     // Recorded for the account without endpoints too, and delivered nowhere.
     const recorded = await ctx.database.db.query<{ account_id: string; n: number }>(
