@@ -27,6 +27,10 @@ describe('a provider call’s response', () => {
     expect(response.ok).toBe(false);
     expect(response.headers.get('retry-after')).toBe('3');
     expect(response.bodyUsed).toBe(false);
+    // Read as the AI SDK reads it: checked for null, then read (one body however often it is asked).
+    expect(response.body).not.toBeNull();
+    expect(response.body).toBe(response.body);
+    expect(response.bodyUsed).toBe(false);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const chunks: Uint8Array[] = [];
     for (;;) {

@@ -70,15 +70,23 @@ function readResponse(bytes: Uint8Array | null, init: ResponseInit): Response {
       releaseLock: () => {},
     };
   };
+  // One body object, however often `body` is read (the SDK checks it for null, then reads it); its
+  // bytes are taken when a reader is made, as a stream's are when read.
+  const body =
+    bytes === null
+      ? null
+      : {
+          get locked() {
+            return used;
+          },
+          getReader: () => reader(take()),
+          cancel: async () => {
+            used = true;
+          },
+        };
   Object.defineProperties(response, {
     bodyUsed: { get: () => used },
-    body: {
-      get: () => {
-        if (bytes === null) return null;
-        const chunk = take();
-        return { locked: true, getReader: () => reader(chunk) };
-      },
-    },
+    body: { get: () => body },
     text: { value: text },
     json: { value: async () => JSON.parse(await text()) },
     arrayBuffer: {
