@@ -23,18 +23,22 @@ const compiledBySchema = new Map<string, (data: unknown) => string>();
  */
 export const lazySerializers: SerializerFactory = (externalSchemas, options) => {
   const compile = SerializerSelector()(externalSchemas, options);
-  const shared =
-    Object.keys(externalSchemas ?? {}).length === 0 && Object.keys(options ?? {}).length === 0
-      ? compiledBySchema
-      : undefined;
+  const shareable =
+    Object.keys(externalSchemas ?? {}).length === 0 && Object.keys(options ?? {}).length === 0;
+  const compiled = (route: Parameters<typeof compile>[0]): ((data: unknown) => string) => {
+    const key = shareable ? keyOf(route.schema) : undefined;
+    if (key === undefined) return compile(route);
+    let serialize = compiledBySchema.get(key);
+    if (!serialize) {
+      serialize = compile(route);
+      compiledBySchema.set(key, serialize);
+    }
+    return serialize;
+  };
   return (route) => {
     let serialize: ((data: unknown) => string) | undefined;
     return (data: unknown) => {
-      if (!serialize) {
-        const key = shared ? keyOf(route.schema) : undefined;
-        serialize = (key !== undefined && shared?.get(key)) || compile(route);
-        if (key !== undefined) shared?.set(key, serialize);
-      }
+      serialize ??= compiled(route);
       return serialize(data);
     };
   };
